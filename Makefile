@@ -1,0 +1,84 @@
+# moonlab: `make` builds bin/moonlab and lib/moonlab.so; `make test`,
+# `make demo` and `make bench` install what is missing first.
+
+CC      ?= cc
+PKGS    := lua5.4 zlib
+CPPFLAGS += -D_GNU_SOURCE $(shell pkg-config --cflags $(PKGS) 2>/dev/null) \
+            -I/usr/include/lua5.4 -I/usr/include/x86_64-linux-gnu/openblas-pthread
+CFLAGS  ?= -O2 -g
+CFLAGS  += -std=c11 -Wall -Wextra -fPIC -fopenmp -fno-math-errno
+LDLIBS  := -lopenblas -llapacke -lz -lm
+LUALIB  := $(shell pkg-config --libs lua5.4 2>/dev/null || echo -llua5.4)
+
+# Optional features, announced once per build.
+LIBEDIT := $(shell pkg-config --exists libedit 2>/dev/null && echo yes)
+ifeq ($(LIBEDIT),yes)
+  REPL_CPPFLAGS := -DML_HAVE_LIBEDIT $(shell pkg-config --cflags libedit)
+  REPL_LIBS     := $(shell pkg-config --libs libedit)
+endif
+NVCC    := $(or $(shell command -v nvcc 2>/dev/null),$(wildcard $(CUDA_HOME)/bin/nvcc))
+NVCC_VERSION := $(if $(NVCC),$(shell $(NVCC) --version | sed -n 's/.*release \([0-9.]*\).*/\1/p'))
+
+LIB_SRC := $(wildcard src/core/*.c src/cpu/*.c src/bindings/*.c)
+LIB_OBJ := $(LIB_SRC:src/%.c=build/%.o) build/embedded.o
+APP_OBJ := build/main.o build/repl.o
+LUA_SRC := $(wildcard src/lua/moonlab/*.lua)
+
+PYTHON  := $(shell for p in python3 /usr/bin/python3; do $$p -c 'import numpy' 2>/dev/null && { echo $$p; break; }; done)
+
+.PHONY: all test bench demo deps clean status
+all: status bin/moonlab lib/moonlab.so
+
+status:
+	@echo "CUDA: $(if $(NVCC),yes (nvcc $(NVCC_VERSION)); no CUDA backend in this version yet,no)"
+	@echo "line editing: $(if $(LIBEDIT),yes (libedit),no (install libedit-dev))"
+
+build/%.o: src/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+
+build/repl.o: src/repl.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(REPL_CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+
+build/embed: tools/embed.c
+	@mkdir -p build
+	$(CC) -O2 -Wall -Wextra -o $@ $<
+
+build/embedded.c: build/embed $(LUA_SRC)
+	build/embed $@ src/lua $(LUA_SRC)
+
+build/embedded.o: build/embedded.c
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+
+bin/moonlab: $(APP_OBJ) $(LIB_OBJ)
+	@mkdir -p bin
+	$(CC) $(CFLAGS) -Wl,-E -o $@ $^ $(LUALIB) $(REPL_LIBS) $(LDLIBS)
+
+# The module for a stock lua5.4: Lua's symbols come from the interpreter.
+lib/moonlab.so: $(LIB_OBJ)
+	@mkdir -p lib
+	$(CC) $(CFLAGS) -shared -o $@ $^ $(LDLIBS)
+
+deps:
+	@scripts/install-deps.sh
+
+test:
+	@scripts/install-deps.sh --if-missing
+	@$(MAKE) --no-print-directory all
+	@scripts/run-tests.sh
+
+demo:
+	@scripts/install-deps.sh --if-missing
+	@$(MAKE) --no-print-directory all
+	bin/moonlab scripts/demo.lua
+
+bench:
+	@scripts/install-deps.sh --if-missing
+	@$(MAKE) --no-print-directory all
+	PYTHON=$(PYTHON) bin/moonlab scripts/bench/run.lua
+
+clean:
+	rm -rf build bin lib
+
+-include $(LIB_OBJ:.o=.d) $(APP_OBJ:.o=.d)

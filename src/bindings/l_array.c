@@ -1,0 +1,335 @@
+/* The array userdata: its metatable, lifetime, properties, and the argument
+ * helpers shared by every binding area. */
+#include "l_array.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/copy.h"
+#include "../core/format.h"
+#include "../core/view.h"
+
+ml_array *l_testarray(lua_State *L, int idx) {
+  return luaL_testudata(L, idx, ML_ARRAY_MT);
+}
+
+ml_array *l_checkarray(lua_State *L, int idx) {
+  ml_array *a = luaL_checkudata(L, idx, ML_ARRAY_MT);
+  if (!a->storage) luaL_argerror(L, idx, "array was freed");
+  return a;
+}
+
+ml_array *l_newarray(lua_State *L) {
+  ml_array *a = lua_newuserdatauv(L, sizeof *a, 0);
+  memset(a, 0, sizeof *a);
+  luaL_setmetatable(L, ML_ARRAY_MT);
+  return a;
+}
+
+int l_raise(lua_State *L, int status) {
+  (void)status;
+  return luaL_error(L, "%s", ml_last_error());
+}
+
+ml_scalar l_checkscalar(lua_State *L, int idx) {
+  if (lua_isinteger(L, idx)) return ml_scalar_int(lua_tointeger(L, idx));
+  if (lua_type(L, idx) == LUA_TBOOLEAN) return ml_scalar_int(lua_toboolean(L, idx));
+  return ml_scalar_float(luaL_checknumber(L, idx));
+}
+
+void l_pushscalar(lua_State *L, ml_scalar s) {
+  if (s.is_int)
+    lua_pushinteger(L, s.i);
+  else
+    lua_pushnumber(L, s.f);
+}
+
+ml_array *l_toarray(lua_State *L, int idx, const ml_array *like) {
+  idx = lua_absindex(L, idx);
+  ml_array *a = l_testarray(L, idx);
+  if (a) {
+    if (!a->storage) luaL_argerror(L, idx, "array was freed");
+    return a;
+  }
+  ml_device dev = like ? ml_array_device(like) : ml_default_device();
+  if (lua_type(L, idx) == LUA_TNUMBER || lua_type(L, idx) == LUA_TBOOLEAN) {
+    ml_scalar s = l_checkscalar(L, idx);
+    ml_dtype t = like ? ml_dtype_with_scalar(like->dtype, s)
+                      : (s.is_int ? ML_INT64 : ml_default_dtype());
+    a = l_newarray(L);
+    l_check(L, ml_full(a, t, 0, NULL, dev, s));
+  } else if (lua_type(L, idx) == LUA_TTABLE) {
+    a = l_newarray(L);
+    l_array_from_table(L, idx, ML_NDTYPES, dev, a);
+  } else {
+    luaL_typeerror(L, idx, "array, number or table");
+  }
+  lua_replace(L, idx);
+  return l_testarray(L, idx);
+}
+
+int l_isoptions(lua_State *L, int idx) {
+  if (lua_type(L, idx) != LUA_TTABLE || l_testarray(L, idx)) return 0;
+  int has_first = lua_rawgeti(L, idx, 1) != LUA_TNIL;
+  lua_pop(L, 1);
+  if (has_first) return 0;
+  lua_pushnil(L);
+  if (!lua_next(L, idx)) return 0; /* {} is an empty shape, not options */
+  lua_pop(L, 2);
+  return 1;
+}
+
+int l_lastpositional(lua_State *L) {
+  int top = lua_gettop(L);
+  return top > 0 && l_isoptions(L, top) ? top - 1 : top;
+}
+
+static int optfield(lua_State *L, int opts, const char *name) {
+  if (opts == 0 || lua_type(L, opts) != LUA_TTABLE) {
+    lua_pushnil(L);
+    return LUA_TNIL;
+  }
+  return lua_getfield(L, opts, name);
+}
+
+ml_dtype l_checkdtype(lua_State *L, int idx) {
+  const char *name = luaL_checkstring(L, idx);
+  ml_dtype t;
+  if (!ml_dtype_parse(name, &t))
+    luaL_error(L, "unknown dtype '%s' (float32, float64, int32, int64, uint8)", name);
+  return t;
+}
+
+ml_device l_checkdevice(lua_State *L, int idx) {
+  const char *name = luaL_checkstring(L, idx);
+  ml_device d;
+  if (!ml_device_parse(name, &d))
+    luaL_error(L, "unknown device '%s' (cpu, cuda, cuda:N)", name);
+  return d;
+}
+
+ml_dtype l_optdtype(lua_State *L, int opts, ml_dtype dflt) {
+  ml_dtype t = dflt;
+  if (optfield(L, opts, "dtype") != LUA_TNIL) t = l_checkdtype(L, -1);
+  lua_pop(L, 1);
+  return t;
+}
+
+ml_device l_optdevice(lua_State *L, int opts, ml_device dflt) {
+  ml_device d = dflt;
+  if (optfield(L, opts, "device") != LUA_TNIL) d = l_checkdevice(L, -1);
+  lua_pop(L, 1);
+  return d;
+}
+
+int l_optbool(lua_State *L, int opts, const char *name, int dflt) {
+  int v = dflt;
+  if (optfield(L, opts, name) != LUA_TNIL) v = lua_toboolean(L, -1);
+  lua_pop(L, 1);
+  return v;
+}
+
+lua_Integer l_optinteger(lua_State *L, int opts, const char *name,
+                         lua_Integer dflt) {
+  lua_Integer v = dflt;
+  if (optfield(L, opts, name) != LUA_TNIL) {
+    int ok;
+    v = lua_tointegerx(L, -1, &ok);
+    if (!ok) luaL_error(L, "option '%s' must be an integer", name);
+  }
+  lua_pop(L, 1);
+  return v;
+}
+
+static int64_t shape_entry(lua_State *L, int idx, const char *op) {
+  int ok;
+  lua_Integer v = lua_tointegerx(L, idx, &ok);
+  if (!ok) luaL_error(L, "%s: shape entries must be integers", op);
+  if (v < 0) luaL_error(L, "%s: negative dimension %d in shape", op, (int)v);
+  return v;
+}
+
+int l_checkshape(lua_State *L, int first, int last, int64_t *shape,
+                 const char *op) {
+  int n = 0;
+  if (first <= last && lua_type(L, first) == LUA_TTABLE) {
+    n = (int)lua_rawlen(L, first);
+    if (n > ML_MAX_DIMS) luaL_error(L, "%s: arrays have at most %d dimensions", op, ML_MAX_DIMS);
+    for (int i = 0; i < n; i++) {
+      lua_rawgeti(L, first, i + 1);
+      shape[i] = shape_entry(L, -1, op);
+      lua_pop(L, 1);
+    }
+    return n;
+  }
+  for (int i = first; i <= last; i++) {
+    if (n == ML_MAX_DIMS) luaL_error(L, "%s: arrays have at most %d dimensions", op, ML_MAX_DIMS);
+    shape[n++] = shape_entry(L, i, op);
+  }
+  return n;
+}
+
+int l_checkdim(lua_State *L, int idx, int ndim_ext, const char *op) {
+  lua_Integer d = luaL_checkinteger(L, idx);
+  if (d == 0) luaL_error(L, "%s: dimensions are 1-based (got 0)", op);
+  int out;
+  l_check(L, ml_norm_dim(op, d > 0 ? d - 1 : d, ndim_ext, &out));
+  return out;
+}
+
+void l_pushshape(lua_State *L, const ml_array *a) {
+  lua_createtable(L, a->ndim, 0);
+  for (int d = 0; d < a->ndim; d++) {
+    lua_pushinteger(L, a->shape[d]);
+    lua_rawseti(L, -2, d + 1);
+  }
+}
+
+void l_setfuncs(lua_State *L, int idx, const luaL_Reg *fns) {
+  idx = lua_absindex(L, idx);
+  for (; fns->name; fns++) {
+    lua_pushcfunction(L, fns->func);
+    lua_setfield(L, idx, fns->name);
+  }
+}
+
+/* ---- metamethods ---- */
+
+static int array_gc(lua_State *L) {
+  ml_array *a = luaL_checkudata(L, 1, ML_ARRAY_MT);
+  ml_array_release(a);
+  return 0;
+}
+
+static int array_free(lua_State *L) {
+  ml_array *a = luaL_checkudata(L, 1, ML_ARRAY_MT);
+  ml_array_release(a);
+  return 0;
+}
+
+static int push_property(lua_State *L, const ml_array *a, const char *key) {
+  char buf[ML_DEVICE_NAME_MAX];
+  if (strcmp(key, "shape") == 0)
+    l_pushshape(L, a);
+  else if (strcmp(key, "dtype") == 0)
+    lua_pushstring(L, ml_dtype_name(a->dtype));
+  else if (strcmp(key, "ndim") == 0)
+    lua_pushinteger(L, a->ndim);
+  else if (strcmp(key, "device") == 0)
+    lua_pushstring(L, ml_device_name(ml_array_device(a), buf));
+  else
+    return 0;
+  return 1;
+}
+
+/* x.name: a method, else a property; anything else is a subscript. */
+static int array_index(lua_State *L) {
+  if (lua_type(L, 2) == LUA_TSTRING) {
+    lua_pushvalue(L, 2);
+    if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNIL) return 1;
+    ml_array *a = luaL_checkudata(L, 1, ML_ARRAY_MT);
+    if (a->storage && push_property(L, a, lua_tostring(L, 2))) return 1;
+    lua_pushnil(L);
+    return 1;
+  }
+  return l_subscript_get(L);
+}
+
+static int array_newindex(lua_State *L) {
+  if (lua_type(L, 2) == LUA_TSTRING)
+    return luaL_error(L, "cannot set field '%s' of an array", lua_tostring(L, 2));
+  return l_subscript_set(L);
+}
+
+static int array_len(lua_State *L) {
+  ml_array *a = l_checkarray(L, 1);
+  if (a->ndim == 0) return luaL_error(L, "len: a 0-d array has no length");
+  lua_pushinteger(L, a->shape[0]);
+  return 1;
+}
+
+static int array_tostring(lua_State *L) {
+  ml_array *a = luaL_checkudata(L, 1, ML_ARRAY_MT);
+  if (!a->storage) {
+    lua_pushliteral(L, "[freed array]");
+    return 1;
+  }
+  ml_array *host = l_newarray(L);
+  l_check(L, ml_to_device(host, a, ml_cpu()));
+  char *s;
+  l_check(L, ml_format(host, ml_array_device(a), &s));
+  lua_pushstring(L, s);
+  free(s);
+  return 1;
+}
+
+static int array_size(lua_State *L) {
+  ml_array *a = l_checkarray(L, 1);
+  if (lua_isnoneornil(L, 2)) {
+    l_pushshape(L, a);
+    return 1;
+  }
+  int d = l_checkdim(L, 2, a->ndim, "size");
+  lua_pushinteger(L, a->shape[d]);
+  return 1;
+}
+
+static int array_stride(lua_State *L) {
+  ml_array *a = l_checkarray(L, 1);
+  if (lua_isnoneornil(L, 2)) {
+    lua_createtable(L, a->ndim, 0);
+    for (int d = 0; d < a->ndim; d++) {
+      lua_pushinteger(L, a->strides[d]);
+      lua_rawseti(L, -2, d + 1);
+    }
+    return 1;
+  }
+  int d = l_checkdim(L, 2, a->ndim, "stride");
+  lua_pushinteger(L, a->strides[d]);
+  return 1;
+}
+
+static int array_numel(lua_State *L) {
+  lua_pushinteger(L, ml_array_numel(l_checkarray(L, 1)));
+  return 1;
+}
+
+static int array_dim(lua_State *L) {
+  lua_pushinteger(L, l_checkarray(L, 1)->ndim);
+  return 1;
+}
+
+static int array_is_contiguous(lua_State *L) {
+  lua_pushboolean(L, ml_array_is_contiguous(l_checkarray(L, 1)));
+  return 1;
+}
+
+static int is_array(lua_State *L) {
+  lua_pushboolean(L, l_testarray(L, 1) != NULL);
+  return 1;
+}
+
+void l_open_array(lua_State *L, int module, int methods) {
+  static const luaL_Reg array_methods[] = {
+      {"free", array_free},     {"size", array_size},
+      {"stride", array_stride}, {"numel", array_numel},
+      {"dim", array_dim},       {"is_contiguous", array_is_contiguous},
+      {NULL, NULL}};
+  static const luaL_Reg module_funcs[] = {{"is_array", is_array}, {NULL, NULL}};
+  l_setfuncs(L, methods, array_methods);
+  l_setfuncs(L, module, module_funcs);
+  luaL_getmetatable(L, ML_ARRAY_MT);
+  static const luaL_Reg meta[] = {{"__gc", array_gc},
+                                  {"__close", array_gc},
+                                  {"__newindex", array_newindex},
+                                  {"__len", array_len},
+                                  {"__tostring", array_tostring},
+                                  {NULL, NULL}};
+  l_setfuncs(L, -1, meta);
+  lua_pushvalue(L, methods);
+  lua_pushcclosure(L, array_index, 1);
+  lua_setfield(L, -2, "__index");
+  lua_pushvalue(L, methods);
+  lua_setfield(L, -2, "methods"); /* for the shell's tab completion */
+  lua_pop(L, 1);
+}

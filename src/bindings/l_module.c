@@ -1,0 +1,182 @@
+/* luaopen_moonlab: builds the module table from the binding areas, ties the
+ * allocator to the Lua garbage collector, and registers the embedded Lua
+ * modules with package.preload. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/backend.h"
+#include "../cpu/cpu.h"
+#include "l_array.h"
+#include "moonlab.h"
+
+static lua_State *main_state;
+
+/* The allocator's pressure hook: unreferenced arrays are only freed by
+ * their __gc, and the collector cannot see how many bytes they hold. */
+static void collect_garbage(void *ud) {
+  (void)ud;
+  if (main_state) lua_gc(main_state, LUA_GCCOLLECT);
+}
+
+static int load_embedded(lua_State *L) {
+  const ml_embedded_module *m = lua_touserdata(L, lua_upvalueindex(1));
+  char chunkname[96];
+  snprintf(chunkname, sizeof chunkname, "@[moonlab]/%s.lua", m->name);
+  if (luaL_loadbufferx(L, m->source, m->length, chunkname, "t") != LUA_OK)
+    return lua_error(L);
+  lua_pushvalue(L, 1);
+  lua_call(L, 1, 1);
+  return 1;
+}
+
+static void register_embedded(lua_State *L) {
+  luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
+  for (const ml_embedded_module *m = ml_embedded_modules; m->name; m++) {
+    lua_pushlightuserdata(L, (void *)m);
+    lua_pushcclosure(L, load_embedded, 1);
+    lua_setfield(L, -2, m->name);
+  }
+  lua_pop(L, 1);
+}
+
+static int set_default_dtype(lua_State *L) {
+  ml_dtype t = l_checkdtype(L, 1);
+  if (!ml_dtype_is_float(t))
+    return luaL_error(L, "set_default_dtype: %s is not a float dtype", ml_dtype_name(t));
+  ml_set_default_dtype(t);
+  return 0;
+}
+
+static int get_default_dtype(lua_State *L) {
+  lua_pushstring(L, ml_dtype_name(ml_default_dtype()));
+  return 1;
+}
+
+static int set_device(lua_State *L) {
+  ml_device d = l_checkdevice(L, 1);
+  const ml_backend *be;
+  l_check(L, ml_backend_get(d, &be));
+  ml_set_default_device(d);
+  return 0;
+}
+
+static int get_device(lua_State *L) {
+  char buf[ML_DEVICE_NAME_MAX];
+  lua_pushstring(L, ml_device_name(ml_default_device(), buf));
+  return 1;
+}
+
+static void push_stats(lua_State *L, ml_device_kind kind) {
+  ml_memory_stats s = ml_memory(kind);
+  lua_createtable(L, 0, 3);
+  lua_pushinteger(L, (lua_Integer)s.allocated);
+  lua_setfield(L, -2, "allocated");
+  lua_pushinteger(L, (lua_Integer)s.peak);
+  lua_setfield(L, -2, "peak");
+  lua_pushinteger(L, (lua_Integer)s.count);
+  lua_setfield(L, -2, "arrays");
+}
+
+/* ml.memory(): bytes held by live arrays on the CPU. */
+static int memory(lua_State *L) {
+  push_stats(L, ML_CPU);
+  return 1;
+}
+
+static int reset_peak(lua_State *L) {
+  (void)L;
+  ml_memory_reset_peak(ML_CPU);
+  return 0;
+}
+
+static int synchronize(lua_State *L) {
+  ml_device d = lua_isnoneornil(L, 1) ? ml_default_device() : l_checkdevice(L, 1);
+  const ml_backend *be;
+  l_check(L, ml_backend_get(d, &be));
+  l_check(L, be->synchronize(d.index));
+  return 0;
+}
+
+static int cuda_available(lua_State *L) {
+  lua_pushboolean(L, ml_device_count(ML_CUDA) > 0);
+  return 1;
+}
+
+static int cuda_device_count(lua_State *L) {
+  lua_pushinteger(L, ml_device_count(ML_CUDA));
+  return 1;
+}
+
+/* MOONLAB_DEVICE=cpu|cuda picks the default device; without it the first
+ * GPU when there is one. A GPU asked for but absent falls back to the CPU. */
+static void choose_default_device(void) {
+  const char *env = getenv("MOONLAB_DEVICE");
+  ml_device d = ml_cpu();
+  if ((!env || strncmp(env, "cuda", 4) == 0) && ml_device_count(ML_CUDA) > 0) {
+    d.kind = ML_CUDA;
+    if (!env || !ml_device_parse(env, &d) || d.index >= ml_device_count(ML_CUDA))
+      d.index = 0;
+  }
+  ml_set_default_device(d);
+}
+
+int luaopen_moonlab(lua_State *L) {
+  static int initialised;
+  if (!initialised) {
+    cpu_backend_init();
+    choose_default_device();
+    initialised = 1;
+  }
+  lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_MAINTHREAD);
+  main_state = lua_tothread(L, -1);
+  lua_pop(L, 1);
+  ml_set_pressure_hook(collect_garbage, NULL);
+  register_embedded(L);
+
+  lua_newtable(L); /* module */
+  int module = lua_gettop(L);
+  lua_newtable(L); /* methods */
+  int methods = lua_gettop(L);
+  luaL_newmetatable(L, ML_ARRAY_MT);
+  lua_pop(L, 1);
+
+  l_open_array(L, module, methods);
+  l_open_construct(L, module, methods);
+  l_open_elementwise(L, module, methods);
+  l_open_reduce(L, module, methods);
+  l_open_linalg(L, module, methods);
+  l_open_shape(L, module, methods);
+  l_open_index(L, module, methods);
+  l_open_random(L, module, methods);
+  l_open_io(L, module, methods);
+
+  static const luaL_Reg funcs[] = {
+      {"set_default_dtype", set_default_dtype},
+      {"get_default_dtype", get_default_dtype},
+      {"set_device", set_device},
+      {"device", get_device},
+      {"memory", memory},
+      {"reset_peak_memory", reset_peak},
+      {"synchronize", synchronize},
+      {NULL, NULL}};
+  l_setfuncs(L, module, funcs);
+  static const luaL_Reg cuda_funcs[] = {{"available", cuda_available},
+                                        {"device_count", cuda_device_count},
+                                        {NULL, NULL}};
+  lua_newtable(L);
+  l_setfuncs(L, -1, cuda_funcs);
+  lua_setfield(L, module, "cuda");
+  lua_pushliteral(L, MOONLAB_VERSION);
+  lua_setfield(L, module, "version");
+  lua_pushvalue(L, methods);
+  lua_setfield(L, module, "methods");
+  lua_settop(L, module);
+
+  /* The Lua half (moonlab/init.lua) completes the table. */
+  lua_getglobal(L, "require");
+  lua_pushliteral(L, "moonlab.init");
+  lua_call(L, 1, 1);
+  lua_pushvalue(L, module);
+  lua_call(L, 1, 0);
+  return 1;
+}

@@ -1,0 +1,147 @@
+/* The backend interface: one table of function pointers per device kind.
+ *
+ * The CPU backend (src/cpu) and the CUDA backend (kernels/) fill the same
+ * table; the core validates arguments, works out result shapes and dtypes,
+ * allocates results, and then dispatches on the device of the operands
+ * (which the core has checked are all on one device). Every entry returns
+ * ML_OK or an error code after ml_fail().
+ *
+ * Conventions for the entries below:
+ * - Arrays passed in are views with arbitrary strides (zero strides for
+ *   broadcast dimensions) unless an entry says "contiguous".
+ * - "Same shape" means the core has already broadcast the operands; the
+ *   backend never broadcasts.
+ * - `out` is always freshly allocated by the core (or a view the user asked
+ *   to write through) and never overlaps an input unless stated.
+ * - Indices crossing this interface are 1-based int64, as in the Lua API. */
+#ifndef ML_BACKEND_H
+#define ML_BACKEND_H
+
+#include "array.h"
+
+typedef enum {
+  ML_NEG, ML_ABS, ML_SQRT, ML_EXP, ML_LOG, ML_LOG1P, ML_EXPM1, ML_SIN,
+  ML_COS, ML_TANH, ML_SIGMOID, ML_FLOOR, ML_CEIL, ML_ROUND, ML_NOT,
+  ML_NUNARY
+} ml_unop;
+
+typedef enum {
+  ML_ADD, ML_SUB, ML_MUL, ML_DIV, ML_POW, ML_IDIV, ML_MOD, ML_MINIMUM,
+  ML_MAXIMUM, ML_EQ, ML_NE, ML_LT, ML_LE, ML_GT, ML_GE, ML_NBINARY
+} ml_binop;
+
+typedef enum {
+  ML_SUM, ML_PROD, ML_MIN, ML_MAX, ML_ARGMIN, ML_ARGMAX, ML_MEAN, ML_VAR,
+  ML_NORM2, ML_LOGSUMEXP, ML_ANY, ML_ALL, ML_NREDUCE
+} ml_redop;
+
+typedef enum { ML_RAND_UNIFORM, ML_RAND_NORMAL, ML_RAND_INT } ml_randkind;
+
+/* C[b] = op(A[b]) op(B[b]) for b < batch, row-major: C is m x n with rows
+ * ldc apart; op(A) is m x k, stored as A (rows lda apart) or, with trans_a,
+ * as its k x m transpose; likewise B. Batch strides are in elements. */
+typedef struct {
+  ml_dtype dtype;
+  ml_device device;
+  int trans_a, trans_b;
+  int64_t m, n, k, batch;
+  const void *a;
+  int64_t lda, stride_a;
+  const void *b;
+  int64_t ldb, stride_b;
+  void *c;
+  int64_t ldc, stride_c;
+} ml_gemm;
+
+typedef struct ml_backend {
+  const char *name; /* "cpu", "cuda": prefixes device errors */
+
+  /* Memory. alloc returns ML_ENOMEM (without ml_fail) when the device is
+   * full, so that the caller can collect garbage and retry. */
+  int (*alloc)(int device_index, size_t nbytes, void **ptr);
+  void (*free)(int device_index, void *ptr, size_t nbytes);
+  /* Host bytes (C order, dst's dtype) into dst, and back. */
+  int (*upload)(const ml_array *dst, const void *host);
+  int (*download)(void *host, const ml_array *src);
+  int (*synchronize)(int device_index);
+
+  /* dst = src, same shape; converts when the dtypes differ (C casts, float
+   * to integer truncates toward zero). dst may be any strided view. */
+  int (*copy)(const ml_array *dst, const ml_array *src);
+  int (*fill)(const ml_array *dst, ml_scalar value);
+  /* Contiguous 1-D dst: dst[i] = start + i * step, computed in dst's dtype
+   * (int64 exactly for integer dtypes). */
+  int (*iota)(const ml_array *dst, ml_scalar start, ml_scalar step);
+
+  /* Elementwise, same shape, out and a of one dtype (ML_NOT: uint8). */
+  int (*unary)(ml_unop op, const ml_array *out, const ml_array *a);
+  /* a and b of one dtype; out of that dtype, or uint8 for comparisons. */
+  int (*binary)(ml_binop op, const ml_array *out, const ml_array *a,
+                const ml_array *b);
+  /* out = a op s (or s op a when reversed), s already representable in
+   * a's dtype. Lets backends pass the scalar by value. */
+  int (*binary_scalar)(ml_binop op, const ml_array *out, const ml_array *a,
+                       ml_scalar s, int reversed);
+  /* out = cond ? a : b; cond uint8; a, b and out of one dtype. */
+  int (*where)(const ml_array *out, const ml_array *cond, const ml_array *a,
+               const ml_array *b);
+
+  /* Reduces the last dimension of in: in has out->ndim + 1 dimensions and
+   * out[i...] = R(in[i..., :]). Result dtypes (the core converts inputs
+   * first where needed):
+   *   SUM, PROD: in float -> same; in integer -> out int64.
+   *   MIN, MAX: same dtype (NaN propagates).   ARGMIN, ARGMAX: out int64,
+   *   1-based, first occurrence, a NaN counts as the extreme.
+   *   MEAN, VAR, NORM2, LOGSUMEXP: in and out float, same dtype; VAR uses
+   *   ddof and a two-pass algorithm.   ANY, ALL: any in, out uint8.
+   * Results must not depend on thread count or scheduling. */
+  int (*reduce)(ml_redop op, const ml_array *out, const ml_array *in,
+                int64_t ddof);
+  /* Cumulative sum along the last dimension; out same shape as in, dtype
+   * of in (float) or int64 (integer in). */
+  int (*cumsum)(const ml_array *out, const ml_array *in);
+
+  int (*gemm)(const ml_gemm *g);
+
+  /* out = in with dimension dim (0-based) indexed by the int64 1-D index
+   * (1-based); out has in's shape with shape[dim] = numel(index). */
+  int (*index_select)(const ml_array *out, const ml_array *in, int dim,
+                      const ml_array *index);
+  /* Along dim (0-based): out[..i..] = in[..index[..i..]..]; index int64 of
+   * out's shape. */
+  int (*gather)(const ml_array *out, const ml_array *in, int dim,
+                const ml_array *index);
+  /* In place: out[..index[..i..]..] = src[..i..]; index int64 and src of
+   * one shape. */
+  int (*scatter)(const ml_array *out, int dim, const ml_array *index,
+                 const ml_array *src);
+  /* out (contiguous 1-D, length = number of nonzero mask elements) takes
+   * the elements of in where mask (uint8, in's shape) is nonzero, C order. */
+  int (*masked_select)(const ml_array *out, const ml_array *in,
+                       const ml_array *mask);
+
+  /* Stable sort of each row (last dimension) of contiguous in into
+   * contiguous values and int64 indices (1-based) of in's shape. NaN sorts
+   * as larger than every number. */
+  int (*sort)(const ml_array *values, const ml_array *indices,
+              const ml_array *in, int descending);
+  /* The k largest (or smallest) of each row of contiguous in, in order,
+   * ties to the lower index; values and indices contiguous rows x k. */
+  int (*topk)(const ml_array *values, const ml_array *indices,
+              const ml_array *in, int64_t k, int largest);
+
+  /* Fills contiguous out from the Philox4x32-10 stream (core/philox.h)
+   * at counter offset; p1, p2: [low, high) for uniform and randint, mean
+   * and std for normal. */
+  int (*random)(ml_randkind kind, const ml_array *out, uint64_t seed,
+                uint64_t offset, double p1, double p2);
+} ml_backend;
+
+/* The backend of a device, or an error naming a device this build or this
+ * machine does not have. */
+int ml_backend_get(ml_device device, const ml_backend **out);
+void ml_backend_register(ml_device_kind kind, const ml_backend *backend,
+                         int device_count);
+int ml_device_count(ml_device_kind kind);
+
+#endif

@@ -1,0 +1,60 @@
+/* The CPU backend's entries, one group per source file; the table that
+ * collects them is in cpu_backend.c. Contracts are in core/backend.h. */
+#ifndef ML_CPU_H
+#define ML_CPU_H
+
+#include "../core/backend.h"
+
+/* Registers the CPU backend with the core. */
+void cpu_backend_init(void);
+
+/* cpu_memory.c */
+int cpu_alloc(int device_index, size_t nbytes, void **ptr);
+void cpu_free(int device_index, void *ptr, size_t nbytes);
+int cpu_upload(const ml_array *dst, const void *host);
+int cpu_download(void *host, const ml_array *src);
+int cpu_synchronize(int device_index);
+
+/* cpu_copy.c */
+int cpu_copy(const ml_array *dst, const ml_array *src);
+int cpu_fill(const ml_array *dst, ml_scalar value);
+int cpu_iota(const ml_array *dst, ml_scalar start, ml_scalar step);
+
+/* cpu_elementwise.c */
+int cpu_unary(ml_unop op, const ml_array *out, const ml_array *a);
+int cpu_binary(ml_binop op, const ml_array *out, const ml_array *a,
+               const ml_array *b);
+int cpu_binary_scalar(ml_binop op, const ml_array *out, const ml_array *a,
+                      ml_scalar s, int reversed);
+int cpu_where(const ml_array *out, const ml_array *cond, const ml_array *a,
+              const ml_array *b);
+
+/* cpu_reduce.c */
+int cpu_reduce(ml_redop op, const ml_array *out, const ml_array *in,
+               int64_t ddof);
+int cpu_cumsum(const ml_array *out, const ml_array *in);
+
+/* cpu_blas.c */
+int cpu_gemm(const ml_gemm *g);
+
+/* cpu_index.c */
+int cpu_index_select(const ml_array *out, const ml_array *in, int dim,
+                     const ml_array *index);
+int cpu_gather(const ml_array *out, const ml_array *in, int dim,
+               const ml_array *index);
+int cpu_scatter(const ml_array *out, int dim, const ml_array *index,
+                const ml_array *src);
+int cpu_masked_select(const ml_array *out, const ml_array *in,
+                      const ml_array *mask);
+
+/* cpu_sort.c */
+int cpu_sort(const ml_array *values, const ml_array *indices,
+             const ml_array *in, int descending);
+int cpu_topk(const ml_array *values, const ml_array *indices,
+             const ml_array *in, int64_t k, int largest);
+
+/* cpu_random.c */
+int cpu_random(ml_randkind kind, const ml_array *out, uint64_t seed,
+               uint64_t offset, double p1, double p2);
+
+#endif

@@ -1,0 +1,29 @@
+#include "cpu.h"
+
+static const ml_backend cpu_backend = {
+    .name = "cpu",
+    .alloc = cpu_alloc,
+    .free = cpu_free,
+    .upload = cpu_upload,
+    .download = cpu_download,
+    .synchronize = cpu_synchronize,
+    .copy = cpu_copy,
+    .fill = cpu_fill,
+    .iota = cpu_iota,
+    .unary = cpu_unary,
+    .binary = cpu_binary,
+    .binary_scalar = cpu_binary_scalar,
+    .where = cpu_where,
+    .reduce = cpu_reduce,
+    .cumsum = cpu_cumsum,
+    .gemm = cpu_gemm,
+    .index_select = cpu_index_select,
+    .gather = cpu_gather,
+    .scatter = cpu_scatter,
+    .masked_select = cpu_masked_select,
+    .sort = cpu_sort,
+    .topk = cpu_topk,
+    .random = cpu_random,
+};
+
+void cpu_backend_init(void) { ml_backend_register(ML_CPU, &cpu_backend, 1); }
