@@ -3,6 +3,7 @@
  * modules with package.preload. */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../core/backend.h"
 #include "../cpu/cpu.h"
@@ -97,6 +98,15 @@ static int synchronize(lua_State *L) {
   return 0;
 }
 
+/* ml.clock(): seconds on a monotonic wall clock, for timing (os.clock
+ * counts CPU time of every thread). */
+static int wall_clock(lua_State *L) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  lua_pushnumber(L, (lua_Number)ts.tv_sec + (lua_Number)ts.tv_nsec * 1e-9);
+  return 1;
+}
+
 static int cuda_available(lua_State *L) {
   lua_pushboolean(L, ml_device_count(ML_CUDA) > 0);
   return 1;
@@ -158,6 +168,7 @@ int luaopen_moonlab(lua_State *L) {
       {"memory", memory},
       {"reset_peak_memory", reset_peak},
       {"synchronize", synchronize},
+      {"clock", wall_clock},
       {NULL, NULL}};
   l_setfuncs(L, module, funcs);
   static const luaL_Reg cuda_funcs[] = {{"available", cuda_available},
