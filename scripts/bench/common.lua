@@ -1,0 +1,55 @@
+-- Timing helpers shared by the benchmark scripts.
+local ml = require "moonlab"
+
+local M = {}
+
+-- Median wall time of fn over `repeats` calls after one warm-up call; call
+-- r gets the argument set sets[(r - 1) % #sets + 1]. The device is
+-- synchronised around each call, so queued GPU work is counted.
+function M.median_time(fn, sets, repeats)
+  fn(table.unpack(sets[1]))
+  ml.synchronize()
+  local times = {}
+  for r = 1, repeats do
+    local args = sets[(r - 1) % #sets + 1]
+    local t0 = ml.clock()
+    local result = fn(table.unpack(args))
+    ml.synchronize()
+    times[r] = ml.clock() - t0
+    result = nil
+    collectgarbage("step")
+  end
+  table.sort(times)
+  return times[(repeats + 1) // 2]
+end
+
+-- Bytes per second of a large device copy (bytes read plus bytes written).
+function M.copy_bandwidth(device)
+  local n = 2^25
+  local src = ml.rand(n, {device = device})
+  local dst = ml.empty(n, {device = device})
+  local t = M.median_time(function() dst:copy(src) end, {{}}, 7)
+  return 2 * 8 * n / t
+end
+
+function M.format_time(t)
+  if not t then return "-" end
+  if t < 1e-3 then return ("%.2f us"):format(t * 1e6) end
+  if t < 1 then return ("%.2f ms"):format(t * 1e3) end
+  return ("%.3f s"):format(t)
+end
+
+-- Runs `python script` and returns {name = seconds} from its `name seconds`
+-- lines, or nil with a reason when the peer cannot run.
+function M.peer_times(python, script)
+  if not python or python == "" then return nil, "no python3 with the peer library" end
+  local p = io.popen(python .. " " .. script .. " 2>&1")
+  local out = p:read("a")
+  local ok = p:close()
+  if not ok then return nil, "peer failed: " .. out:sub(1, 200) end
+  local times = {}
+  for name, t in out:gmatch("(%S+)%s+([%d.eE+-]+)\n") do times[name] = tonumber(t) end
+  return times
+end
+
+return M
