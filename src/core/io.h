@@ -1,0 +1,50 @@
+/* Reading and writing arrays in files: IDX (MNIST), NumPy .npy and CSV.
+ *
+ * Loaders read into host memory and return a new contiguous CPU array;
+ * savers take an array on any device (they download it first) and any
+ * strides. Errors name the operation and the file: missing or unreadable
+ * files, bad magic numbers, corrupt headers, truncated data. */
+#ifndef ML_IO_H
+#define ML_IO_H
+
+#include "array.h"
+
+/* An IDX file, gzip-compressed or plain: magic 0x00 0x00 type ndim, ndim
+ * big-endian 32-bit sizes, then the data in C order, big-endian. Types:
+ * 0x08 ubyte -> uint8, 0x09 sbyte, 0x0B short and 0x0C int -> int32,
+ * 0x0D float -> float32, 0x0E double -> float64. Bytes after the data are
+ * an error. */
+int ml_load_idx(ml_array *out, const char *path);
+
+/* A .npy file, format 1.0, 2.0 or 3.0. dtypes <f4 <f8 <i4 <i8 |u1, and |b1
+ * as uint8; big-endian data (>f4 ...) is byte-swapped. fortran_order True
+ * gives the same logical array, made C-contiguous. */
+int ml_load_npy(ml_array *out, const char *path);
+/* Writes a as .npy format 1.0, C order, little-endian (uint8 as |u1). */
+int ml_save_npy(const char *path, const ml_array *a);
+
+typedef struct {
+  char delimiter; /* ',' by default */
+  int64_t skip;   /* lines skipped at the start (e.g. a header) */
+  ml_dtype dtype; /* of the result */
+} ml_csv_options;
+
+/* A CSV file of numbers as a 2-D array, one row per line (a single column
+ * gives n x 1; no rows gives 0 x 0). Blank lines are ignored; spaces
+ * around fields are allowed; every row must have the first row's number
+ * of fields. Float dtypes parse with strtod/strtof (so "nan" and "inf"
+ * work); integer dtypes take decimal integers that fit. Errors name the
+ * line and column of a bad field. */
+int ml_load_csv(ml_array *out, const char *path, const ml_csv_options *opt);
+/* Writes a 1-D array one value per line, or a 2-D array one row per line,
+ * fields separated by delimiter. Floats are written with enough digits to
+ * read back exactly (%.17g for float64, %.9g for float32), integers as
+ * integers. */
+int ml_save_csv(const char *path, const ml_array *a, char delimiter);
+
+/* For the loaders (io_file.c): opens path for reading as a file
+ * descriptor, or fails with "op: cannot open 'path': reason" (a directory
+ * too). */
+int ml_io_open_read(const char *op, const char *path, int *fd);
+
+#endif
