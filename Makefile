@@ -26,7 +26,7 @@ LUA_SRC := $(wildcard src/lua/moonlab/*.lua)
 
 PYTHON  := $(shell for p in python3 /usr/bin/python3; do $$p -c 'import numpy' 2>/dev/null && { echo $$p; break; }; done)
 
-.PHONY: all test bench demo deps clean status
+.PHONY: all test bench demo deps clean status FORCE
 all: status bin/moonlab lib/moonlab.so
 
 status:
@@ -37,7 +37,12 @@ build/%.o: src/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
 
-build/repl.o: src/repl.c
+# repl.o is rebuilt when line editing is switched on or off (make LIBEDIT=).
+build/repl.flags: FORCE
+	@mkdir -p build
+	@echo '$(REPL_CPPFLAGS)' | cmp -s - $@ || echo '$(REPL_CPPFLAGS)' > $@
+
+build/repl.o: src/repl.c build/repl.flags
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(REPL_CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
 

@@ -1,1 +1,506 @@
-/* PLACEHOLDER: replaced by the shell owner. */
+/* The shell's evaluation (tracebacks, Ctrl-C) and its read-eval-print
+ * loop: prompts, incomplete chunks, printing of results, and with libedit
+ * line editing, history and tab completion. */
+#include "repl.h"
+
+#include <ctype.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <lauxlib.h>
+
+#ifdef ML_HAVE_LIBEDIT
+#include <editline/readline.h>
+#endif
+
+#include "core/status.h"
+
+#define PROMPT "moonlab> "
+#define PROMPT2 ">> "
+#define CHUNKNAME "=stdin"
+#define EOFMARK "<eof>"
+
+/* ---- evaluation ---- */
+
+static lua_State *running;                /* the state Ctrl-C stops */
+static volatile sig_atomic_t call_interrupted; /* Ctrl-C during the call */
+
+/* Without SA_RESTART: a Ctrl-C at the prompt ends the blocked read. */
+static void set_sigint(void (*handler)(int)) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = handler;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, NULL);
+}
+
+static void stop_hook(lua_State *L, lua_Debug *ar) {
+  (void)ar;
+  lua_sethook(L, NULL, 0, 0);
+  luaL_error(L, "interrupted!");
+}
+
+/* Ctrl-C while Lua runs: a hook raises an error at the next instruction,
+ * the core's loops see ml_interrupt_pending(); a second Ctrl-C, if the
+ * first went unnoticed, terminates the process. */
+static void on_sigint_running(int sig) {
+  (void)sig;
+  set_sigint(SIG_DFL);
+  call_interrupted = 1;
+  ml_interrupt_request();
+  lua_sethook(running, stop_hook,
+              LUA_MASKCALL | LUA_MASKRET | LUA_MASKLINE | LUA_MASKCOUNT, 1);
+}
+
+/* Appends a traceback to the error message, without the last lines that
+ * are the shell's own C frames (the one that started the call, the one
+ * that prints results). */
+static int message_handler(lua_State *L) {
+  static const char shell_frame[] = "\n\t[C]: in ?";
+  const size_t k = sizeof shell_frame - 1;
+  const char *msg = lua_tostring(L, 1);
+  if (msg == NULL) {
+    if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING)
+      return 1;
+    msg = lua_pushfstring(L, "(error object is a %s value)",
+                          luaL_typename(L, 1));
+  }
+  luaL_traceback(L, L, msg, 1);
+  size_t n;
+  const char *tb = lua_tolstring(L, -1, &n);
+  size_t end = n;
+  while (end >= k && memcmp(tb + end - k, shell_frame, k) == 0) end -= k;
+  if (end < n) lua_pushlstring(L, tb, end);
+  return 1;
+}
+
+int repl_call(lua_State *L, int narg, int nres) {
+  int base = lua_gettop(L) - narg;
+  struct sigaction old;
+  lua_pushcfunction(L, message_handler);
+  lua_insert(L, base);
+  running = L;
+  call_interrupted = 0;
+  ml_interrupt_take();
+  sigaction(SIGINT, NULL, &old);
+  set_sigint(on_sigint_running);
+  int status = lua_pcall(L, narg, nres, base);
+  sigaction(SIGINT, &old, NULL);
+  lua_sethook(L, NULL, 0, 0);
+  ml_interrupt_take();
+  lua_remove(L, base);
+  return status;
+}
+
+int repl_report(lua_State *L, const char *progname, int status) {
+  if (status == LUA_OK) return status;
+  const char *msg = lua_tostring(L, -1);
+  fflush(stdout);
+  if (progname) fprintf(stderr, "%s: ", progname);
+  fprintf(stderr, "%s\n", msg ? msg : "(error object is not a string)");
+  fflush(stderr);
+  lua_pop(L, 1);
+  return status;
+}
+
+/* ---- reading lines ---- */
+
+static int terminal;                       /* stdin is a terminal */
+static volatile sig_atomic_t interrupted;  /* Ctrl-C at the prompt */
+static int at_eof;
+
+static void on_sigint_prompt(int sig) {
+  (void)sig;
+  interrupted = 1;
+}
+
+#ifdef ML_HAVE_LIBEDIT
+
+#define HISTORY_FILE ".moonlab_history"
+#define HISTORY_MAX 1000
+
+static char history_path[4096];
+
+static void history_save(void) {
+  if (history_path[0]) write_history(history_path);
+}
+
+static void history_open(void) {
+  const char *home = getenv("HOME");
+  using_history();
+  stifle_history(HISTORY_MAX);
+  if (home && home[0] &&
+      snprintf(history_path, sizeof history_path, "%s/" HISTORY_FILE, home) <
+          (int)sizeof history_path)
+    read_history(history_path);
+  else
+    history_path[0] = '\0';
+  atexit(history_save);
+}
+
+/* Adds a line typed at the terminal, unless blank or a repeat. */
+static void history_add(const char *line) {
+  static char *last;
+  const char *p = line;
+  while (isspace((unsigned char)*p)) p++;
+  if (*p == '\0' || (last && strcmp(last, line) == 0)) return;
+  add_history(line);
+  free(last);
+  last = strdup(line);
+}
+
+#endif
+
+typedef enum { LINE_OK, LINE_EOF, LINE_CANCEL } line_status;
+
+/* A line from the terminal through libedit, else from stdin after the
+ * prompt (if any); NULL at end of input or on an interrupted read. */
+static char *get_line(const char *prompt) {
+#ifdef ML_HAVE_LIBEDIT
+  if (terminal) {
+    char *line = readline(prompt);
+    if (line) history_add(line);
+    return line;
+  }
+#endif
+  char *line = NULL;
+  size_t cap = 0;
+  if (prompt) {
+    fputs(prompt, stdout);
+    fflush(stdout);
+  }
+  ssize_t n = getline(&line, &cap, stdin);
+  if (n < 0) {
+    free(line);
+    return NULL;
+  }
+  if (n > 0 && line[n - 1] == '\n') line[n - 1] = '\0';
+  return line;
+}
+
+/* Reads one line, without its newline, into a malloc'd *line. */
+static line_status read_line(lua_State *L, int first, char **line) {
+  const char *prompt = NULL;
+  if (terminal) {
+    if (lua_getglobal(L, first ? "_PROMPT" : "_PROMPT2") == LUA_TNIL) {
+      lua_pop(L, 1);
+      lua_pushstring(L, first ? PROMPT : PROMPT2);
+    }
+    prompt = luaL_tolstring(L, -1, NULL);
+    lua_remove(L, -2);
+  }
+  interrupted = 0;
+  fflush(stdout);
+  *line = get_line(prompt);
+  if (terminal) lua_pop(L, 1);
+  if (interrupted) {
+    free(*line);
+    *line = NULL;
+    clearerr(stdin);
+    if (terminal) fputs("\n", stdout);
+    return LINE_CANCEL;
+  }
+  return *line ? LINE_OK : LINE_EOF;
+}
+
+/* ---- reading chunks ---- */
+
+/* Whether a compilation failed only because the chunk ended too early. */
+static int incomplete(lua_State *L, int status) {
+  if (status != LUA_ERRSYNTAX) return 0;
+  size_t n, k = sizeof EOFMARK - 1;
+  const char *msg = lua_tolstring(L, -1, &n);
+  return n >= k && strcmp(msg + n - k, EOFMARK) == 0;
+}
+
+/* Compiles text as an expression to return, else as statements; pushes
+ * the function or an error message: the expression's when it only lacks
+ * an end (as in "{1,"), else the statements'. */
+static int compile(lua_State *L, const char *text, size_t n) {
+  lua_pushliteral(L, "return ");
+  lua_pushlstring(L, text, n);
+  lua_concat(L, 2);
+  size_t len;
+  const char *expr = lua_tolstring(L, -1, &len);
+  int status = luaL_loadbuffer(L, expr, len, CHUNKNAME);
+  lua_remove(L, -2);
+  if (status == LUA_OK) return status;
+  int expr_incomplete = incomplete(L, status);
+  int stat_status = luaL_loadbuffer(L, text, n, CHUNKNAME);
+  if (stat_status == LUA_OK || incomplete(L, stat_status) ||
+      !expr_incomplete) {
+    lua_remove(L, -2);
+    return stat_status;
+  }
+  lua_pop(L, 1);
+  return status;
+}
+
+static int ends_with_semicolon(const char *text, size_t n) {
+  while (n > 0 && isspace((unsigned char)text[n - 1])) n--;
+  return n > 0 && text[n - 1] == ';';
+}
+
+#define CHUNK_EOF (-1)
+#define CHUNK_CANCEL (-2)
+
+/* Reads lines until they form a complete chunk; pushes its function or
+ * its syntax error and returns the status, or CHUNK_EOF or CHUNK_CANCEL
+ * with nothing pushed. *quiet: the chunk ends with ';'. A first line
+ * "=expr" stands for "expr". */
+static int read_chunk(lua_State *L, int *quiet) {
+  char *line;
+  line_status r = read_line(L, 1, &line);
+  if (r != LINE_OK) return r == LINE_EOF ? CHUNK_EOF : CHUNK_CANCEL;
+  lua_pushstring(L, line[0] == '=' ? line + 1 : line);
+  free(line);
+  for (;;) {
+    size_t n;
+    const char *text = lua_tolstring(L, -1, &n);
+    int status = compile(L, text, n);
+    *quiet = ends_with_semicolon(text, n);
+    if (!incomplete(L, status)) {
+      lua_remove(L, -2);
+      return status;
+    }
+    r = read_line(L, 0, &line);
+    if (r == LINE_CANCEL) {
+      lua_pop(L, 2);
+      return CHUNK_CANCEL;
+    }
+    if (r == LINE_EOF) {
+      at_eof = 1;
+      lua_remove(L, -2);
+      return status;
+    }
+    lua_pop(L, 1);
+    lua_pushliteral(L, "\n");
+    lua_pushstring(L, line);
+    free(line);
+    lua_concat(L, 3);
+  }
+}
+
+/* Prints its arguments with tostring, separated by tabs, and sets the
+ * global _ to the first one. */
+static int print_values(lua_State *L) {
+  int n = lua_gettop(L);
+  lua_pushvalue(L, 1);
+  lua_setglobal(L, "_");
+  for (int i = 1; i <= n; i++) {
+    size_t len;
+    const char *s = luaL_tolstring(L, i, &len);
+    if (i > 1) fputc('\t', stdout);
+    fwrite(s, 1, len, stdout);
+    lua_pop(L, 1);
+  }
+  fputc('\n', stdout);
+  fflush(stdout);
+  return 0;
+}
+
+/* ---- completion ---- */
+
+#ifdef ML_HAVE_LIBEDIT
+
+static const char *const keywords[] = {
+    "and",   "break", "do",     "else", "elseif", "end",   "false",
+    "for",   "function", "goto", "if",  "in",     "local", "nil",
+    "not",   "or",    "repeat", "return", "then", "true",  "until",
+    "while", NULL};
+
+typedef struct {
+  char *name;
+  char append; /* what follows a unique completion: '(' for functions */
+} candidate;
+
+static lua_State *completion_L;
+static candidate *candidates;
+static size_t ncandidates, candidates_cap;
+
+static void clear_candidates(void) {
+  for (size_t i = 0; i < ncandidates; i++) free(candidates[i].name);
+  ncandidates = 0;
+}
+
+static void add_candidate(const char *name, size_t n, char append) {
+  for (size_t i = 0; i < ncandidates; i++)
+    if (strlen(candidates[i].name) == n &&
+        memcmp(candidates[i].name, name, n) == 0)
+      return;
+  if (ncandidates == candidates_cap) {
+    size_t cap = candidates_cap ? 2 * candidates_cap : 64;
+    candidate *c = realloc(candidates, cap * sizeof *c);
+    if (!c) return;
+    candidates = c;
+    candidates_cap = cap;
+  }
+  char *copy = strndup(name, n);
+  if (!copy) return;
+  candidates[ncandidates].name = copy;
+  candidates[ncandidates].append = append;
+  ncandidates++;
+}
+
+static int is_keyword(const char *s, size_t n) {
+  for (const char *const *k = keywords; *k; k++)
+    if (strlen(*k) == n && memcmp(*k, s, n) == 0) return 1;
+  return 0;
+}
+
+/* A Lua name: what may follow a '.' or ':'. */
+static int is_name(const char *s, size_t n) {
+  if (n == 0 || isdigit((unsigned char)s[0])) return 0;
+  for (size_t i = 0; i < n; i++)
+    if (!isalnum((unsigned char)s[i]) && s[i] != '_') return 0;
+  return !is_keyword(s, n);
+}
+
+static void add_table_keys(lua_State *L, int t, int functions_only) {
+  t = lua_absindex(L, t);
+  lua_pushnil(L);
+  while (lua_next(L, t)) {
+    if (lua_type(L, -2) == LUA_TSTRING) {
+      size_t n;
+      const char *key = lua_tolstring(L, -2, &n);
+      int function = lua_type(L, -1) == LUA_TFUNCTION;
+      if (is_name(key, n) && (function || !functions_only))
+        add_candidate(key, n, function ? '(' : '\0');
+    }
+    lua_pop(L, 1);
+  }
+}
+
+/* The fields of the value on top of L: its own when it is a table, then
+ * its metatable's "methods" table (arrays) and the keys of __index tables
+ * along the chain. Leaves the stack above the value for the caller. */
+static void add_fields(lua_State *L, int functions_only) {
+  for (int depth = 0; depth < 8; depth++) {
+    int v = lua_gettop(L);
+    if (lua_type(L, v) == LUA_TTABLE) add_table_keys(L, v, functions_only);
+    if (!lua_getmetatable(L, v)) return;
+    lua_pushliteral(L, "methods");
+    if (lua_rawget(L, -2) == LUA_TTABLE) add_table_keys(L, -1, functions_only);
+    lua_pop(L, 1);
+    lua_pushliteral(L, "__index");
+    if (lua_rawget(L, -2) != LUA_TTABLE) return;
+  }
+}
+
+/* Pushes the value of a chain of names "a.b.c" read with raw gets from
+ * the globals; 0 when a part is not a name or the value is absent. */
+static int push_chain(lua_State *L, const char *s, size_t n) {
+  lua_pushglobaltable(L);
+  for (size_t i = 0; i <= n;) {
+    size_t j = i;
+    while (j < n && s[j] != '.') j++;
+    if (!is_name(s + i, j - i) || lua_type(L, -1) != LUA_TTABLE) return 0;
+    lua_pushlstring(L, s + i, j - i);
+    lua_rawget(L, -2);
+    lua_remove(L, -2);
+    i = j + 1;
+  }
+  return !lua_isnil(L, -1);
+}
+
+static int name_char(char c) {
+  return isalnum((unsigned char)c) || c == '_';
+}
+
+static char *next_candidate(const char *text, int state) {
+  static size_t next;
+  size_t len = strlen(text);
+  if (state == 0) next = 0;
+  while (next < ncandidates) {
+    const candidate *c = &candidates[next++];
+    if (strncmp(c->name, text, len) == 0) return strdup(c->name);
+  }
+  return NULL;
+}
+
+/* Completes the word at [start, end) of the line: after "a.b." or "a.b:"
+ * the fields or methods of the value a.b, else globals and keywords. */
+static char **complete(const char *text, int start, int end) {
+  lua_State *L = completion_L;
+  const char *line = rl_line_buffer;
+  int top = lua_gettop(L);
+  (void)end;
+  rl_attempted_completion_over = 1;
+  rl_completion_append_character = '\0';
+  clear_candidates();
+  if (!lua_checkstack(L, 64)) return NULL;
+  char sep = start > 0 ? line[start - 1] : '\0';
+  if (sep == '.' || sep == ':') {
+    int b = start - 1;
+    while (b > 0 && (name_char(line[b - 1]) || line[b - 1] == '.')) b--;
+    int after_colon = b > 0 && line[b - 1] == ':';
+    if (!after_colon && push_chain(L, line + b, (size_t)(start - 1 - b)))
+      add_fields(L, sep == ':');
+  } else {
+    for (const char *const *k = keywords; *k; k++)
+      add_candidate(*k, strlen(*k), ' ');
+    lua_pushglobaltable(L);
+    add_table_keys(L, -1, 0);
+  }
+  lua_settop(L, top);
+  char **matches = rl_completion_matches(text, next_candidate);
+  /* A single match comes as {match, NULL} (readline) or as {match,
+   * match, NULL} (libedit). */
+  if (matches && matches[0] && (!matches[1] || !matches[2]))
+    for (size_t i = 0; i < ncandidates; i++)
+      if (strcmp(candidates[i].name, matches[0]) == 0)
+        rl_completion_append_character = candidates[i].append;
+  return matches;
+}
+
+static void editing_open(lua_State *L) {
+  static char word_breaks[] = " \t\n\"\\'`@$><=;|&{(}[],+-*/%^~#.:)";
+  completion_L = L;
+  rl_readline_name = "moonlab";
+  rl_basic_word_break_characters = word_breaks;
+  rl_completer_word_break_characters = word_breaks;
+  rl_attempted_completion_function = complete;
+  history_open();
+}
+
+#endif
+
+/* ---- the loop ---- */
+
+void repl_run(lua_State *L) {
+  struct sigaction old;
+  int top = lua_gettop(L);
+  terminal = isatty(STDIN_FILENO);
+#ifdef ML_HAVE_LIBEDIT
+  if (terminal) editing_open(L);
+#endif
+  sigaction(SIGINT, NULL, &old);
+  set_sigint(on_sigint_prompt);
+  at_eof = 0;
+  while (!at_eof) {
+    int quiet = 0;
+    int status = read_chunk(L, &quiet);
+    if (status == CHUNK_EOF) break;
+    if (status == CHUNK_CANCEL) continue;
+    if (status == LUA_OK) {
+      int base = lua_gettop(L);
+      status = repl_call(L, 0, LUA_MULTRET);
+      int n = lua_gettop(L) - base + 1;
+      if (status == LUA_OK && n > 0 && !quiet) {
+        lua_pushcfunction(L, print_values);
+        lua_insert(L, base);
+        status = repl_call(L, n, 0);
+      }
+    }
+    if (status != LUA_OK && call_interrupted && terminal)
+      fputs("\n", stderr); /* after the terminal's "^C" */
+    repl_report(L, NULL, status);
+    lua_settop(L, top);
+  }
+  if (terminal) fputs("\n", stdout);
+  fflush(stdout);
+  sigaction(SIGINT, &old, NULL);
+}

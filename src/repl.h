@@ -1,0 +1,28 @@
+/* The shell's evaluation helpers and its read-eval-print loop. main.c
+ * parses the command line, as lua.c does, and runs everything through
+ * these. */
+#ifndef ML_REPL_H
+#define ML_REPL_H
+
+#include <lua.h>
+
+/* Calls the function lying under narg arguments on top of L, in protected
+ * mode with a message handler that appends a traceback of the Lua code
+ * (the shell's own C frame left out). While it runs, Ctrl-C stops the Lua
+ * code with an "interrupted!" error and asks the core's loops to stop
+ * (ml_interrupt_request); a second Ctrl-C kills the process, as in lua.
+ * Returns a Lua status; on an error the message is on top of L. */
+int repl_call(lua_State *L, int narg, int nres);
+
+/* When status is not LUA_OK, writes the message on top of L to stderr,
+ * after "progname: " when progname is not NULL, and pops it. Returns
+ * status. */
+int repl_report(lua_State *L, const char *progname, int status);
+
+/* The interactive loop on stdin until end of input: prompts "moonlab> "
+ * and ">> " (or the globals _PROMPT and _PROMPT2) when stdin is a
+ * terminal, none otherwise; line editing, history and tab completion when
+ * built with libedit and stdin is a terminal. */
+void repl_run(lua_State *L);
+
+#endif
