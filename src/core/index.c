@@ -1,0 +1,293 @@
+#include "index.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "copy.h"
+#include "status.h"
+#include "view.h"
+
+/* a in dtype t: shared when it already is, else converted. */
+static int in_dtype(const ml_array *a, ml_dtype t, ml_array *out) {
+  if (a->dtype != t) return ml_astype(out, a, t);
+  ml_array_share(out, a);
+  return ML_OK;
+}
+
+/* index as int64, or an error for floats. */
+static int as_index(const char *op, const ml_array *index, ml_array *out) {
+  if (ml_dtype_is_float(index->dtype))
+    return ml_fail(ML_EINVAL, "%s: indices must be integers, got %s", op,
+                   ml_dtype_name(index->dtype));
+  return in_dtype(index, ML_INT64, out);
+}
+
+/* The dimension, the backend, and that every operand is on a's device. */
+static int prepare(const char *op, const ml_array *a, int dim, int *d,
+                   const ml_array *other, const ml_backend **be) {
+  int rc = ml_check_same_device(op, a, other);
+  if (!rc) rc = ml_norm_dim(op, dim, a->ndim, d);
+  if (!rc) rc = ml_backend_get(ml_array_device(a), be);
+  return rc;
+}
+
+/* The 1-D int64 index of index_select and index_put, as a view in *ix. */
+static int vector_index(const char *op, const ml_array *index, ml_array *ix) {
+  char b[ML_SHAPE_STR_MAX];
+  if (index->ndim > 1)
+    return ml_fail(ML_EINVAL, "%s: index must be 1-D, got shape %s", op,
+                   ml_shape_str(index->ndim, index->shape, b, sizeof b));
+  int rc = as_index(op, index, ix);
+  if (!rc && ix->ndim == 0) {
+    ix->ndim = 1;
+    ix->shape[0] = 1;
+    ix->strides[0] = 1;
+  }
+  return rc;
+}
+
+int ml_index_select(ml_array *out, const ml_array *a, int dim,
+                    const ml_array *index) {
+  const char *op = "index_select";
+  const ml_backend *be;
+  int d;
+  int rc = prepare(op, a, dim, &d, index, &be);
+  if (rc) return rc;
+  ml_array ix = {0}, r = {0};
+  rc = vector_index(op, index, &ix);
+  if (!rc) {
+    int64_t shape[ML_MAX_DIMS];
+    memcpy(shape, a->shape, sizeof shape);
+    shape[d] = ix.shape[0];
+    rc = ml_array_empty(&r, a->dtype, a->ndim, shape, ml_array_device(a));
+  }
+  if (!rc) rc = be->index_select(&r, a, d, &ix);
+  ml_array_release(&ix);
+  if (rc) {
+    ml_array_release(&r);
+    return rc;
+  }
+  ml_array_release(out);
+  ml_array_move(out, &r);
+  return ML_OK;
+}
+
+/* index must have a's dimensions and fit inside a outside dim. */
+static int check_fits(const char *op, const ml_array *a, int d,
+                      const ml_array *index) {
+  char b1[ML_SHAPE_STR_MAX], b2[ML_SHAPE_STR_MAX];
+  int ok = index->ndim == a->ndim;
+  for (int k = 0; ok && k < a->ndim; k++)
+    ok = k == d || index->shape[k] <= a->shape[k];
+  if (ok) return ML_OK;
+  return ml_fail(ML_EINVAL, "%s: index of shape %s does not fit an array of shape %s outside dimension %d",
+                 op, ml_shape_str(index->ndim, index->shape, b1, sizeof b1),
+                 ml_shape_str(a->ndim, a->shape, b2, sizeof b2), d + 1);
+}
+
+int ml_gather(ml_array *out, const ml_array *a, int dim,
+              const ml_array *index) {
+  const char *op = "gather";
+  const ml_backend *be;
+  int d;
+  int rc = prepare(op, a, dim, &d, index, &be);
+  if (!rc) rc = check_fits(op, a, d, index);
+  if (rc) return rc;
+  ml_array ix = {0}, r = {0};
+  rc = as_index(op, index, &ix);
+  if (!rc)
+    rc = ml_array_empty(&r, a->dtype, ix.ndim, ix.shape, ml_array_device(a));
+  if (!rc) {
+    ml_array in = *a; /* borrowed: a cut to index's shape outside d */
+    for (int k = 0; k < a->ndim; k++)
+      if (k != d) in.shape[k] = ix.shape[k];
+    rc = be->gather(&r, &in, d, &ix);
+  }
+  ml_array_release(&ix);
+  if (rc) {
+    ml_array_release(&r);
+    return rc;
+  }
+  ml_array_release(out);
+  ml_array_move(out, &r);
+  return ML_OK;
+}
+
+/* src as an array of shape (ndim, shape) in dtype t, in *s: the leading
+ * block of a larger src (Torch's scatter) or src broadcast. */
+static int shape_src(const char *op, const ml_array *src, ml_dtype t,
+                     int ndim, const int64_t *shape, ml_array *s) {
+  ml_array conv = {0};
+  int rc = in_dtype(src, t, &conv);
+  if (rc) return rc;
+  int larger = conv.ndim == ndim;
+  for (int k = 0; larger && k < ndim; k++) larger = conv.shape[k] >= shape[k];
+  if (larger) {
+    ml_array_move(s, &conv);
+    memcpy(s->shape, shape, (size_t)ndim * sizeof *shape);
+  } else {
+    rc = ml_view_expand(op, s, &conv, ndim, shape);
+  }
+  ml_array_release(&conv);
+  return rc;
+}
+
+int ml_scatter(ml_array *out, const ml_array *a, int dim,
+               const ml_array *index, const ml_array *src) {
+  const char *op = "scatter";
+  const ml_backend *be;
+  int d;
+  int rc = prepare(op, a, dim, &d, index, &be);
+  if (!rc) rc = ml_check_same_device(op, a, src);
+  if (!rc) rc = check_fits(op, a, d, index);
+  if (rc) return rc;
+  ml_array ix = {0}, s = {0}, r = {0};
+  rc = as_index(op, index, &ix);
+  if (!rc) rc = shape_src(op, src, a->dtype, ix.ndim, ix.shape, &s);
+  if (!rc) rc = ml_clone(&r, a);
+  if (!rc) rc = be->scatter(&r, d, &ix, &s);
+  ml_array_release(&ix);
+  ml_array_release(&s);
+  if (rc) {
+    ml_array_release(&r);
+    return rc;
+  }
+  ml_array_release(out);
+  ml_array_move(out, &r);
+  return ML_OK;
+}
+
+/* mask (uint8) broadcast to a's shape, as a view in *m. */
+static int expand_mask(const char *op, const ml_array *a, const ml_array *mask,
+                       ml_array *m) {
+  int rc = ml_check_same_device(op, a, mask);
+  if (rc) return rc;
+  if (mask->dtype != ML_UINT8)
+    return ml_fail(ML_EINVAL, "%s: mask must be uint8, got %s", op,
+                   ml_dtype_name(mask->dtype));
+  return ml_view_expand(op, m, mask, a->ndim, a->shape);
+}
+
+/* The number of nonzero elements of mask: on the host for now; a device
+ * reduction can take over here without changing the callers. */
+static int mask_count(const char *op, const ml_array *mask, int64_t *count) {
+  const ml_backend *be;
+  int rc = ml_backend_get(ml_array_device(mask), &be);
+  if (rc) return rc;
+  int64_t n = ml_array_numel(mask);
+  unsigned char *host = malloc((size_t)(n ? n : 1));
+  if (!host) return ml_fail(ML_ENOMEM, "%s: out of host memory reading the mask", op);
+  rc = be->download(host, mask);
+  int64_t c = 0;
+  for (int64_t i = 0; i < n; i++) c += host[i] != 0;
+  free(host);
+  *count = c;
+  return rc;
+}
+
+int ml_masked_select(ml_array *out, const ml_array *a, const ml_array *mask) {
+  const char *op = "masked_select";
+  const ml_backend *be;
+  ml_array m = {0}, r = {0};
+  int64_t count = 0;
+  int rc = expand_mask(op, a, mask, &m);
+  if (!rc) rc = ml_backend_get(ml_array_device(a), &be);
+  if (!rc) rc = mask_count(op, &m, &count);
+  if (!rc) rc = ml_array_empty(&r, a->dtype, 1, &count, ml_array_device(a));
+  if (!rc) rc = be->masked_select(&r, a, &m);
+  ml_array_release(&m);
+  if (rc) {
+    ml_array_release(&r);
+    return rc;
+  }
+  ml_array_release(out);
+  ml_array_move(out, &r);
+  return ML_OK;
+}
+
+/* r: a new array = mask ? v : a, v (of a's dtype) broadcast to a. */
+static int blend(const char *op, const ml_array *a, const ml_array *mask,
+                 const ml_array *v, ml_array *r) {
+  const ml_backend *be;
+  ml_array m = {0}, ve = {0};
+  int rc = expand_mask(op, a, mask, &m);
+  if (!rc) rc = ml_check_same_device(op, a, v);
+  if (!rc) rc = ml_view_expand(op, &ve, v, a->ndim, a->shape);
+  if (!rc) rc = ml_backend_get(ml_array_device(a), &be);
+  if (!rc) rc = ml_array_empty_like(r, a, a->dtype);
+  if (!rc) {
+    rc = be->where(r, &m, &ve, a);
+    if (rc) ml_array_release(r);
+  }
+  ml_array_release(&m);
+  ml_array_release(&ve);
+  return rc;
+}
+
+int ml_masked_fill(ml_array *out, const ml_array *a, const ml_array *mask,
+                   ml_scalar value) {
+  const char *op = "masked_fill";
+  if (!ml_scalar_fits(value, a->dtype))
+    return ml_fail(ML_EINVAL, "%s: %lld is out of range for %s", op,
+                   (long long)value.i, ml_dtype_name(a->dtype));
+  ml_array v = {0}, r = {0};
+  int rc = ml_full(&v, a->dtype, 0, NULL, ml_array_device(a), value);
+  if (!rc) rc = blend(op, a, mask, &v, &r);
+  ml_array_release(&v);
+  if (rc) return rc;
+  ml_array_release(out);
+  ml_array_move(out, &r);
+  return ML_OK;
+}
+
+int ml_masked_assign(const ml_array *dst, const ml_array *mask,
+                     const ml_array *src) {
+  const char *op = "index";
+  ml_array v = {0}, r = {0};
+  int rc = in_dtype(src, dst->dtype, &v);
+  if (!rc) rc = blend(op, dst, mask, &v, &r);
+  if (!rc) rc = ml_copy(op, dst, &r);
+  ml_array_release(&v);
+  ml_array_release(&r);
+  return rc;
+}
+
+int ml_index_put(const ml_array *dst, int dim, const ml_array *index,
+                 const ml_array *src) {
+  const char *op = "index";
+  const ml_backend *be;
+  int d;
+  int rc = prepare(op, dst, dim, &d, index, &be);
+  if (!rc) rc = ml_check_same_device(op, dst, src);
+  if (rc) return rc;
+  ml_array own = {0}, ix = {0}, v = {0}, s = {0};
+  /* an index or src in dst's own storage would change under the writes */
+  if (index->storage == dst->storage) {
+    rc = ml_clone(&own, index);
+    index = &own;
+  }
+  if (!rc) rc = vector_index(op, index, &ix);
+  if (!rc)
+    rc = src->storage == dst->storage ? ml_astype(&v, src, dst->dtype)
+                                      : in_dtype(src, dst->dtype, &v);
+  int64_t shape[ML_MAX_DIMS];
+  memcpy(shape, dst->shape, sizeof shape);
+  if (!rc) {
+    shape[d] = ix.shape[0];
+    rc = ml_view_expand(op, &s, &v, dst->ndim, shape);
+  }
+  if (!rc) {
+    ml_array iv = ix; /* borrowed: the index laid along d */
+    iv.ndim = dst->ndim;
+    memcpy(iv.shape, shape, sizeof iv.shape);
+    memset(iv.strides, 0, sizeof iv.strides);
+    iv.strides[d] = ix.strides[0];
+    rc = be->scatter(dst, d, &iv, &s);
+  }
+  ml_array_release(&own);
+  ml_array_release(&ix);
+  ml_array_release(&v);
+  ml_array_release(&s);
+  return rc;
+}

@@ -1,0 +1,50 @@
+/* Indexing by index arrays and masks: index_select, gather, scatter,
+ * masked_select, masked_fill, and the in-place writes behind x[idx] = v and
+ * x[mask] = v.
+ *
+ * Dimensions are 0-based (negative counts from the end). Index arrays hold
+ * 1-based integers, as everywhere in the Lua API; other integer dtypes are
+ * converted to int64, floats are an error. An index outside 1..size fails
+ * with "op: index 11 is out of bounds for dimension 1 with size 10" (no
+ * wrapping of negatives: 0 and -1 are out of bounds). Masks are uint8
+ * (nonzero is true) and broadcast to the array's shape. Each function
+ * fills out with a new array, or fails leaving out untouched. */
+#ifndef ML_INDEX_H
+#define ML_INDEX_H
+
+#include "array.h"
+
+/* out = a with dimension dim indexed by the 1-D (or 0-d) index:
+ * out.shape[dim] = numel(index). */
+int ml_index_select(ml_array *out, const ml_array *a, int dim,
+                    const ml_array *index);
+/* out[i][j] = a[i][index[i][j]] for dim 1 (0-based), likewise for any
+ * dimension. index has a's number of dimensions and is no larger than a
+ * outside dim; out takes index's shape and a's dtype. */
+int ml_gather(ml_array *out, const ml_array *a, int dim,
+              const ml_array *index);
+/* out: a copy of a with out[i][index[i][j]] = src[i][j] for dim 1, likewise
+ * for any dimension. index as in ml_gather; src broadcasts to index's shape
+ * (a 0-d src scatters one value) or, as in Torch, is at least index's size
+ * in every dimension and only its leading block is used. src is converted
+ * to a's dtype. Where an index repeats along dim, the last src wins. */
+int ml_scatter(ml_array *out, const ml_array *a, int dim,
+               const ml_array *index, const ml_array *src);
+/* out: a 1-D array of the elements of a where mask is nonzero, C order. */
+int ml_masked_select(ml_array *out, const ml_array *a, const ml_array *mask);
+/* out: a copy of a with value where mask is nonzero (a's dtype; value must
+ * fit it). */
+int ml_masked_fill(ml_array *out, const ml_array *a, const ml_array *mask,
+                   ml_scalar value);
+
+/* In place, through the view dst: dst = mask ? src : dst, src broadcast to
+ * dst's shape and converted to its dtype (x[mask] = v). */
+int ml_masked_assign(const ml_array *dst, const ml_array *mask,
+                     const ml_array *src);
+/* In place: the slices of dst along dim picked by the 1-D index get src,
+ * broadcast to dst.index_select(dim, index)'s shape and converted to dst's
+ * dtype (x[idx] = v). A repeated index gets its last slice of src. */
+int ml_index_put(const ml_array *dst, int dim, const ml_array *index,
+                 const ml_array *src);
+
+#endif
