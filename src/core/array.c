@@ -129,7 +129,7 @@ int ml_array_empty(ml_array *out, ml_dtype dtype, int ndim,
   out->storage = s;
   out->dtype = dtype;
   out->ndim = ndim;
-  memcpy(out->shape, shape, (size_t)ndim * sizeof *shape);
+  if (ndim > 0) memcpy(out->shape, shape, (size_t)ndim * sizeof *shape);
   ml_contiguous_strides(ndim, shape, out->strides);
   return ML_OK;
 }
