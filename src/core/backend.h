@@ -32,7 +32,8 @@ typedef enum {
 
 typedef enum {
   ML_SUM, ML_PROD, ML_MIN, ML_MAX, ML_ARGMIN, ML_ARGMAX, ML_MEAN, ML_VAR,
-  ML_NORM2, ML_LOGSUMEXP, ML_ANY, ML_ALL, ML_NREDUCE
+  ML_NORM2, ML_LOGSUMEXP, ML_ANY, ML_ALL, ML_STD, ML_NORM1, ML_NORMINF,
+  ML_NREDUCE
 } ml_redop;
 
 typedef enum { ML_RAND_UNIFORM, ML_RAND_NORMAL, ML_RAND_INT } ml_randkind;
@@ -92,8 +93,12 @@ typedef struct ml_backend {
    *   SUM, PROD: in float -> same; in integer -> out int64.
    *   MIN, MAX: same dtype (NaN propagates).   ARGMIN, ARGMAX: out int64,
    *   1-based, first occurrence, a NaN counts as the extreme.
-   *   MEAN, VAR, NORM2, LOGSUMEXP: in and out float, same dtype; VAR uses
-   *   ddof and a two-pass algorithm.   ANY, ALL: any in, out uint8.
+   *   MEAN, VAR, STD, NORM1, NORM2, NORMINF, LOGSUMEXP: in and out float,
+   *   same dtype; VAR (and STD, its square root) use ddof and a two-pass
+   *   algorithm.   ANY, ALL: any in, out uint8.
+   * Empty rows give SUM 0, PROD 1, MEAN/VAR/STD NaN (also VAR when
+   * n - ddof <= 0), NORM* 0, LOGSUMEXP -inf, ANY 0, ALL 1; the core never
+   * passes empty rows to MIN, MAX, ARGMIN, ARGMAX.
    * Results must not depend on thread count or scheduling. */
   int (*reduce)(ml_redop op, const ml_array *out, const ml_array *in,
                 int64_t ddof);

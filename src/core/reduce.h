@@ -1,0 +1,28 @@
+/* Reductions and cumulative sums: validation, result dtypes and layout; the
+ * backend's reduce and cumsum entries do the arithmetic. out receives a new
+ * array (what it held is released); on an error it is left untouched. */
+#ifndef ML_REDUCE_H
+#define ML_REDUCE_H
+
+#include "backend.h"
+
+/* The operation's name in messages: "sum", "argmax", "norm"... */
+const char *ml_redop_name(ml_redop op);
+
+/* out = op(a) over dimension dim (0-based), or over every element when dim
+ * is -1 (a 0-d result). keepdim keeps the reduced dimensions with size 1.
+ * ddof is VAR's and STD's delta degrees of freedom (divisor n - ddof).
+ * Result dtypes: SUM, PROD: float stays, integers give int64; MIN, MAX:
+ * a's dtype; ARGMIN, ARGMAX: int64, 1-based (C order over a when dim is
+ * -1); MEAN, VAR, STD, NORM*, LOGSUMEXP: float stays, integers give
+ * float64; ANY, ALL: uint8. Empty inputs give the identities documented in
+ * backend.h; MIN, MAX, ARGMIN and ARGMAX of nothing are errors. */
+int ml_reduce(ml_redop op, ml_array *out, const ml_array *a, int dim,
+              int keepdim, int64_t ddof);
+
+/* out = running sums of a along dim (0-based), of a's shape; dim -1 scans a
+ * flattened in C order into a 1-D result. Floats keep their dtype (float32
+ * accumulates in double); integers give int64. */
+int ml_cumsum(ml_array *out, const ml_array *a, int dim);
+
+#endif
