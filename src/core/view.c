@@ -200,33 +200,54 @@ int ml_infer_shape(const char *op, int64_t numel, int ndim, int64_t *shape) {
 
 /* Walks a's dimensions and the new ones together, matching groups of equal
  * size; within each group of a the strides must be contiguous (NumPy's
- * attempt_nocopy_reshape). */
+ * attempt_nocopy_reshape). Size-1 dimensions of a are dropped first: their
+ * strides are arbitrary and they belong to no group. */
 int ml_view_reshape(const char *op, ml_array *out, const ml_array *a, int ndim,
                     const int64_t *shape) {
-  int64_t strides[ML_MAX_DIMS];
+  int64_t strides[ML_MAX_DIMS], nnew = 1;
   int64_t numel = ml_array_numel(a);
+  int negative = 0;
+  for (int d = 0; d < ndim; d++) {
+    nnew *= shape[d];
+    negative |= shape[d] < 0;
+  }
+  if (ndim < 0 || ndim > ML_MAX_DIMS || negative || nnew != numel) {
+    char b1[ML_SHAPE_STR_MAX], b2[ML_SHAPE_STR_MAX];
+    return ml_fail(ML_EINVAL, "%s: cannot view shape %s as %s", op,
+                   ml_shape_str(a->ndim, a->shape, b1, sizeof b1),
+                   ml_shape_str(ndim < 0 ? 0 : ndim, shape, b2, sizeof b2));
+  }
   if (numel == 0 || ml_array_is_contiguous(a)) {
     ml_contiguous_strides(ndim, shape, strides);
   } else {
-    int oi = 0, oj = 1, ni = 0, nj = 1;
-    int on = a->ndim, nn = ndim;
-    while (ni < nn && oi < on) {
-      int64_t np = shape[ni], op_ = a->shape[oi];
+    int64_t odims[ML_MAX_DIMS], ostrides[ML_MAX_DIMS];
+    int on = 0;
+    for (int d = 0; d < a->ndim; d++)
+      if (a->shape[d] != 1) {
+        odims[on] = a->shape[d];
+        ostrides[on++] = a->strides[d];
+      }
+    /* numel > 0 and the products agree, so a group never runs out of
+     * dimensions on either side before its sizes match. */
+    int oi = 0, ni = 0;
+    while (ni < ndim && oi < on) {
+      int oj = oi + 1, nj = ni + 1;
+      int64_t np = shape[ni], op_ = odims[oi];
       while (np != op_) {
         if (np < op_)
           np *= shape[nj++];
         else
-          op_ *= a->shape[oj++];
+          op_ *= odims[oj++];
       }
       for (int k = oi; k < oj - 1; k++)
-        if (a->strides[k] != a->shape[k + 1] * a->strides[k + 1])
+        if (ostrides[k] != odims[k + 1] * ostrides[k + 1])
           return ml_fail(ML_EINVAL, "%s: this non-contiguous view cannot be reshaped without a copy; use reshape or contiguous", op);
-      strides[nj - 1] = a->strides[oj - 1];
+      strides[nj - 1] = ostrides[oj - 1];
       for (int k = nj - 1; k > ni; k--) strides[k - 1] = strides[k] * shape[k];
-      ni = nj++;
-      oi = oj++;
+      ni = nj;
+      oi = oj;
     }
-    for (int k = ni; k < nn; k++) strides[k] = 1; /* trailing size-1 dims */
+    for (int k = ni; k < ndim; k++) strides[k] = 1; /* trailing size-1 dims */
   }
   ml_array tmp;
   ml_array_share(&tmp, a);
