@@ -7,10 +7,11 @@ cd "$(dirname "$0")/.."
 export LUA_CPATH="$PWD/lib/?.so;${LUA_CPATH:-;}"
 export MOONLAB_BIN="$PWD/bin/moonlab"
 log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+rcfile=$(mktemp)
+trap 'rm -f "$log" "$rcfile"' EXIT
 [ $# -gt 0 ] || set -- tests
-lua5.4 "$(command -v busted)" --output=utfTerminal "$@" 2>&1 | tee "$log"
-status=$?
+{ lua5.4 "$(command -v busted)" --output=utfTerminal "$@"; echo $? >"$rcfile"; } 2>&1 | tee "$log"
+status=$(cat "$rcfile")
 summary=$(sed 's/\x1b\[[0-9;]*m//g' "$log" |
   sed -n 's/^\([0-9]*\) success.* \([0-9]*\) failure.* \([0-9]*\) error.* \([0-9]*\) pending.*/\1 \2 \3 \4/p' | tail -1)
 if [ -z "$summary" ]; then
