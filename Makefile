@@ -56,9 +56,11 @@ bin/moonlab: $(APP_OBJ) $(LIB_OBJ)
 	$(CC) $(CFLAGS) -Wl,-E -o $@ $^ $(LUALIB) $(REPL_LIBS) $(LDLIBS)
 
 # The module for a stock lua5.4: Lua's symbols come from the interpreter.
+# -z nodelete: lua_close must not unload it (and libgomp with it) while
+# OpenMP worker threads may still be spinning in it.
 lib/moonlab.so: $(LIB_OBJ)
 	@mkdir -p lib
-	$(CC) $(CFLAGS) -shared -o $@ $^ $(LDLIBS)
+	$(CC) $(CFLAGS) -shared -Wl,-z,nodelete -o $@ $^ $(LDLIBS)
 
 deps:
 	@scripts/install-deps.sh

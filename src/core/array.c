@@ -8,13 +8,13 @@
 #include "status.h"
 
 /* Collect once at least this many bytes were allocated since the last
- * collection, or as many as are live, whichever is more: the work of a
- * collection stays proportional to allocation. */
+ * collection, or as many as were live after it, whichever is more: the
+ * work of a collection stays proportional to allocation. */
 #define ML_COLLECT_MIN_BYTES ((size_t)256 << 20)
 
 static ml_pressure_hook pressure_hook;
 static void *pressure_ud;
-static size_t since_collect;
+static size_t since_collect, live_after_collect;
 static ml_memory_stats stats[ML_NDEVICE_KINDS];
 
 void ml_set_pressure_hook(ml_pressure_hook hook, void *ud) {
@@ -25,6 +25,9 @@ void ml_set_pressure_hook(ml_pressure_hook hook, void *ud) {
 static void relieve_pressure(void) {
   since_collect = 0;
   if (pressure_hook) pressure_hook(pressure_ud);
+  live_after_collect = 0;
+  for (int k = 0; k < ML_NDEVICE_KINDS; k++)
+    live_after_collect += stats[k].allocated;
 }
 
 static void format_bytes(size_t n, char *buf, size_t len) {
@@ -42,8 +45,8 @@ int ml_storage_new(ml_device device, size_t nbytes, ml_storage **out) {
   if (rc) return rc;
   ml_storage *s = malloc(sizeof *s);
   if (!s) return ml_fail(ML_ENOMEM, "out of memory allocating an array header");
-  size_t live = stats[device.kind].allocated;
-  if (since_collect > ML_COLLECT_MIN_BYTES && since_collect > live)
+  if (since_collect > ML_COLLECT_MIN_BYTES &&
+      since_collect > live_after_collect)
     relieve_pressure();
   void *data = NULL;
   if (nbytes > 0) {
