@@ -22,7 +22,7 @@
 typedef enum {
   ML_NEG, ML_ABS, ML_SQRT, ML_EXP, ML_LOG, ML_LOG1P, ML_EXPM1, ML_SIN,
   ML_COS, ML_TANH, ML_SIGMOID, ML_FLOOR, ML_CEIL, ML_ROUND, ML_NOT,
-  ML_NUNARY
+  ML_ISNAN, ML_ISINF, ML_ISFINITE, ML_NUNARY
 } ml_unop;
 
 typedef enum {
@@ -74,7 +74,9 @@ typedef struct ml_backend {
    * (int64 exactly for integer dtypes). */
   int (*iota)(const ml_array *dst, ml_scalar start, ml_scalar step);
 
-  /* Elementwise, same shape, out and a of one dtype (ML_NOT: uint8). */
+  /* Elementwise, same shape, out and a of one dtype, except that ML_NOT,
+   * ML_ISNAN, ML_ISINF and ML_ISFINITE take a of any dtype to uint8 out.
+   * Integer a: only NEG, ABS, FLOOR, CEIL, ROUND and those four. */
   int (*unary)(ml_unop op, const ml_array *out, const ml_array *a);
   /* a and b of one dtype; out of that dtype, or uint8 for comparisons. */
   int (*binary)(ml_binop op, const ml_array *out, const ml_array *a,

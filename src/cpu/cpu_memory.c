@@ -1,22 +1,43 @@
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "../core/status.h"
 #include "cpu.h"
 #include "strided.h"
 
-/* 64-byte alignment: whole cache lines, and aligned AVX-512 loads. */
+/* Blocks of at least this many bytes ask for transparent huge pages, as
+ * NumPy's do: first touching fresh memory then faults once per 2 MiB
+ * instead of once per 4 KiB, which makes a large result about 3x cheaper. */
+#define CPU_HUGEPAGE_MIN ((size_t)4 << 20)
+
+/* 64-byte alignment: whole cache lines, and aligned AVX-512 loads. The
+ * block comes from malloc, over-allocated by 64 bytes and aligned by hand
+ * with malloc's pointer stored just below it: glibc's aligned_alloc skips
+ * its per-thread cache and makes a tiny array several times dearer. */
 int cpu_alloc(int device_index, size_t nbytes, void **ptr) {
   (void)device_index;
   size_t rounded = (nbytes + 63) & ~(size_t)63;
-  *ptr = aligned_alloc(64, rounded);
-  return *ptr ? ML_OK : ML_ENOMEM;
+  char *raw = malloc(rounded + 64);
+  if (!raw) return ML_ENOMEM;
+  char *p = (char *)(((uintptr_t)raw + 64) & ~(uintptr_t)63);
+  ((void **)p)[-1] = raw;
+  *ptr = p;
+#ifdef MADV_HUGEPAGE
+  if (rounded >= CPU_HUGEPAGE_MIN) {
+    uintptr_t begin = ((uintptr_t)p + 4095) & ~(uintptr_t)4095;
+    uintptr_t end = ((uintptr_t)p + rounded) & ~(uintptr_t)4095;
+    madvise((void *)begin, end - begin, MADV_HUGEPAGE); /* a hint only */
+  }
+#endif
+  return ML_OK;
 }
 
 void cpu_free(int device_index, void *ptr, size_t nbytes) {
   (void)device_index;
   (void)nbytes;
-  free(ptr);
+  if (ptr) free(((void **)ptr)[-1]);
 }
 
 static void copy_bytes_run(void *ctx, int64_t n, char *const *ptrs,
