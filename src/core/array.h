@@ -20,7 +20,7 @@ typedef struct ml_storage {
   int refcount;
   ml_device device;
   size_t nbytes;
-  void *data;
+  void *data; /* 16-byte aligned at least; 64 for large CPU arrays */
 } ml_storage;
 
 typedef struct ml_array {
