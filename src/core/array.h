@@ -3,8 +3,9 @@
  *
  * Strides and the offset count elements, not bytes. An ml_array is a plain
  * struct owned by whoever holds it (a Lua userdata, or a local in a core
- * function); it owns one reference to its storage. A zeroed ml_array (no
- * storage) is "empty" and releasing it is a no-op. */
+ * function); it owns one reference to its storage. An ml_array without
+ * storage (a zeroed one, or one released) is "empty", and releasing it is
+ * a no-op. */
 #ifndef ML_ARRAY_H
 #define ML_ARRAY_H
 
@@ -37,7 +38,7 @@ int ml_array_empty(ml_array *out, ml_dtype dtype, int ndim,
                    const int64_t *shape, ml_device device);
 /* The same, shaped like a. */
 int ml_array_empty_like(ml_array *out, const ml_array *a, ml_dtype dtype);
-/* Drops out's storage reference and zeroes it. */
+/* Drops a's storage reference and leaves it empty. */
 void ml_array_release(ml_array *a);
 /* out becomes another view of src's storage (one more reference). */
 void ml_array_share(ml_array *out, const ml_array *src);
