@@ -56,9 +56,11 @@ bin/moonlab: $(APP_OBJ) $(LIB_OBJ)
 	$(CC) $(CFLAGS) -Wl,-E -o $@ $^ $(LUALIB) $(REPL_LIBS) $(LDLIBS)
 
 # The module for a stock lua5.4: Lua's symbols come from the interpreter.
+# -z nodelete: lua_close() dlcloses C modules, which would unmap libgomp and
+# OpenBLAS under their still-spinning worker threads (a crash at exit).
 lib/moonlab.so: $(LIB_OBJ)
 	@mkdir -p lib
-	$(CC) $(CFLAGS) -shared -o $@ $^ $(LDLIBS)
+	$(CC) $(CFLAGS) -shared -Wl,-z,nodelete -o $@ $^ $(LDLIBS)
 
 deps:
 	@scripts/install-deps.sh
