@@ -85,13 +85,17 @@ CPU_GEMM_INT(gemm_i64, int64_t, uint64_t)
 typedef void (*gemm_unit)(const ml_gemm *g, int64_t i);
 
 /* Runs unit(g, i) for i < count, on several threads when the work (in
- * multiply-adds) is large; every unit writes its own part of C. */
-static void run_units(const ml_gemm *g, gemm_unit unit, int64_t count,
-                      int64_t work) {
-  int threads = cpu_threads_for(work, CPU_PARALLEL_MIN);
+ * multiply-adds) is large; every unit writes its own part of C. Large
+ * products (threaded by OpenBLAS itself) go one after another. An interrupt
+ * skips the units not yet started. */
+static int run_units(const ml_gemm *g, gemm_unit unit, int64_t count,
+                     int64_t work, int serial) {
+  int threads = serial ? 1 : cpu_threads_for(work, CPU_PARALLEL_MIN);
   if (threads > count) threads = (int)count;
 #pragma omp parallel for num_threads(threads) if (threads > 1) schedule(static)
-  for (int64_t i = 0; i < count; i++) unit(g, i);
+  for (int64_t i = 0; i < count; i++)
+    if (!ml_interrupt_pending()) unit(g, i);
+  return ml_interrupt_take() ? ml_fail(ML_EINTR, "gemm: interrupted") : ML_OK;
 }
 
 int cpu_gemm(const ml_gemm *g) {
@@ -99,21 +103,15 @@ int cpu_gemm(const ml_gemm *g) {
   if (work == 0) return ML_OK;
   switch (g->dtype) {
     case ML_FLOAT32:
-    case ML_FLOAT64: {
-      gemm_unit unit = g->dtype == ML_FLOAT32 ? gemm_f32 : gemm_f64;
+    case ML_FLOAT64:
       if (!fits_blas(g))
         return ml_fail(ML_EINVAL, "gemm: a %lldx%lldx%lld product exceeds BLAS's 32-bit sizes",
                        (long long)g->m, (long long)g->k, (long long)g->n);
-      if (g->m * g->n * g->k < SMALL_GEMM) {
-        run_units(g, unit, g->batch, work);
-      } else {
-        for (int64_t i = 0; i < g->batch; i++) unit(g, i);
-      }
-      return ML_OK;
-    }
-    case ML_UINT8: run_units(g, gemm_u8, g->batch * g->m, work); return ML_OK;
-    case ML_INT32: run_units(g, gemm_i32, g->batch * g->m, work); return ML_OK;
-    case ML_INT64: run_units(g, gemm_i64, g->batch * g->m, work); return ML_OK;
+      return run_units(g, g->dtype == ML_FLOAT32 ? gemm_f32 : gemm_f64, g->batch,
+                       work, g->m * g->n * g->k >= SMALL_GEMM);
+    case ML_UINT8: return run_units(g, gemm_u8, g->batch * g->m, work, 0);
+    case ML_INT32: return run_units(g, gemm_i32, g->batch * g->m, work, 0);
+    case ML_INT64: return run_units(g, gemm_i64, g->batch * g->m, work, 0);
     default:
       return ml_fail(ML_EINVAL, "gemm: unsupported dtype %s", ml_dtype_name(g->dtype));
   }
