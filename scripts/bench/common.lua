@@ -23,13 +23,15 @@ function M.median_time(fn, sets, repeats)
   return times[(repeats + 1) // 2]
 end
 
--- Bytes per second of a large device copy (bytes read plus bytes written).
-function M.copy_bandwidth(device)
-  local n = 2^25
-  local src = ml.rand(n, {device = device})
-  local dst = ml.empty(n, {device = device})
+-- Bytes per second of a large copy on device (bytes read plus bytes
+-- written), the floor of every bandwidth-bound workload.
+function M.copy_bandwidth(device, dtype)
+  local n = 2^27
+  local opts = {device = device, dtype = dtype or "float64"}
+  local src = ml.rand(n, opts)
+  local dst = ml.empty(n, opts)
   local t = M.median_time(function() dst:copy(src) end, {{}}, 7)
-  return 2 * 8 * n / t
+  return 2 * src:numel() * (opts.dtype == "float32" and 4 or 8) / t
 end
 
 function M.format_time(t)

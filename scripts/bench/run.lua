@@ -1,26 +1,32 @@
--- make bench: runs the benchmark workloads on the current device and prints
--- one table beside the peers (NumPy on the CPU) measured in the same run.
+-- make bench: runs the benchmark workloads on the default device and prints
+-- one table beside the peer measured in the same run: PyTorch on a GPU,
+-- NumPy on the CPU.
 package.path = "scripts/?.lua;" .. package.path
 local ml = require "moonlab"
 local bench = require "bench.common"
 
 local device = ml.device()
+local on_gpu = device:match("^cuda") ~= nil
 local python = os.getenv("PYTHON")
-local suite = require("bench.cpu")
-local results, hw = suite.run()
-local peer, why = bench.peer_times(python, "scripts/bench/peers_numpy.py")
+local suite = require(on_gpu and "bench.gpu" or "bench.cpu")
+local peer_name = on_gpu and "torch" or "numpy"
 
-print(("moonlab %s bench on %s, %s"):format(ml.version, device, os.date("%Y-%m-%d")))
-print(("measured copy bandwidth %.1f GB/s, float64 GEMM rate %.1f GFLOP/s"):format(
-  hw.bandwidth / 1e9, hw.gemm_rate / 1e9))
-if not peer then print("peer: " .. why) end
-print(("%-30s %12s %12s %10s %10s"):format("workload", "moonlab", "numpy", "ratio", "of floor"))
+local results, hw = suite.run()
+local peer, why = bench.peer_times(python, "scripts/bench/peers_" .. peer_name .. ".py")
+
+local name = on_gpu and ml.cuda.device_name(0) or (io.popen("nproc"):read("l") .. " cores")
+print(("moonlab %s bench on %s (%s), %s"):format(ml.version, device, name, os.date("%Y-%m-%d")))
+print(("copy bandwidth %.1f GB/s (measured in this run); GEMM rows give their rate"):format(
+  hw.bandwidth / 1e9))
+if not peer then print(peer_name .. ": " .. why) end
+print(("%-32s %11s %11s %8s %16s"):format("workload", "moonlab", peer_name, "ratio", "of floor"))
 for _, r in ipairs(results) do
   local p = peer and peer[r.name]
-  local floor = r.floor or (r.flops and r.flops / hw.gemm_rate)
-  print(("%-30s %12s %12s %10s %10s"):format(r.label, bench.format_time(r.time),
-    bench.format_time(p), p and ("%.2fx"):format(r.time / p) or "-",
-    floor and ("%.0f%%"):format(100 * floor / r.time) or "-"))
+  local floor = r.floor and ("%.0f%%"):format(100 * r.floor / r.time)
+    or r.rate and (r.rate >= 1e12 and ("%.1f TFLOP/s"):format(r.rate / 1e12)
+                   or ("%.1f GFLOP/s"):format(r.rate / 1e9)) or "-"
+  print(("%-32s %11s %11s %8s %16s"):format(r.label, bench.format_time(r.time),
+    bench.format_time(p), p and ("%.2fx"):format(r.time / p) or "-", floor))
 end
-print("ratio = moonlab time / peer time (below 1: moonlab faster); "
-  .. "of floor = hardware floor time / moonlab time")
+print("ratio = moonlab time / " .. peer_name .. " time (below 1: moonlab is faster); "
+  .. "of floor = bytes moved at the copy bandwidth / moonlab time")

@@ -1,0 +1,61 @@
+-- GPU workloads of `make bench` (issue "CUDA backend"): per-op overhead,
+-- bandwidth-bound elementwise, reduction and random generation, the float32
+-- and float64 matrix products, and row-wise topk; each timed as a median
+-- after a warm-up, inputs rotated among random sets.
+local ml = require "moonlab"
+local bench = require "bench.common"
+
+local M = {}
+
+function M.run()
+  local dev = ml.device()
+  local f32 = {dtype = "float32", device = dev}
+  local results = {}
+  local function add(r) results[#results + 1] = r end
+
+  local bw = bench.copy_bandwidth(dev, "float32")
+
+  local a, b = ml.rand(256, f32), ml.rand(256, f32)
+  local per_op = {}
+  for r = 1, 5 do
+    ml.synchronize()
+    local t0 = ml.clock()
+    for _ = 1, 20000 do local _ = a + b end
+    ml.synchronize()
+    per_op[r] = (ml.clock() - t0) / 20000
+  end
+  table.sort(per_op)
+  add{name = "tiny_add_256", label = "a + b, 256 float32 (per op)", time = per_op[3]}
+
+  local n = 2^28
+  local sets = {}
+  for i = 1, 2 do sets[i] = {ml.rand(n, f32), ml.rand(n, f32)} end
+  add{name = "add_f32_2e28", label = "a + b, 2^28 float32",
+    time = bench.median_time(function(x, y) return x + y end, sets, 9), floor = 3 * 4 * n / bw}
+  add{name = "sum_f32_2e28", label = "x:sum(), 2^28 float32",
+    time = bench.median_time(function(x) return x:sum() end, sets, 9), floor = 4 * n / bw}
+  sets = nil
+  collectgarbage()
+  add{name = "randn_f32_2e28", label = "randn, 2^28 float32",
+    time = bench.median_time(function() return ml.randn(n, f32) end, {{}}, 9), floor = 4 * n / bw}
+
+  local gemm_rate = {}
+  for _, dtype in ipairs{"float32", "float64"} do
+    local o = {dtype = dtype, device = dev}
+    local m = {{ml.rand(8192, 8192, o), ml.rand(8192, 8192, o)},
+               {ml.rand(8192, 8192, o), ml.rand(8192, 8192, o)}}
+    local t = bench.median_time(function(x, y) return x:mm(y) end, m, 5)
+    gemm_rate[dtype] = 2 * 8192^3 / t
+    add{name = "mm_" .. dtype .. "_8192", label = "mm 8192^3 " .. dtype, time = t,
+      rate = gemm_rate[dtype]}
+  end
+  collectgarbage()
+
+  local x = {{ml.rand(32768, 32768, f32)}}
+  add{name = "topk20_f32_32768", label = "topk(20) rows, 32768^2 float32",
+    time = bench.median_time(function(v) return v:topk(20, 2) end, x, 5),
+    floor = 4 * 32768^2 / bw}
+  return results, {bandwidth = bw, gemm_rate = gemm_rate.float32}
+end
+
+return M

@@ -1,0 +1,59 @@
+"""PyTorch's side of `make bench` on a GPU: the workloads of
+scripts/bench/gpu.lua, timed with CUDA events after a warm-up (median of
+repeats, inputs rotated among random sets). Prints `name seconds`."""
+import statistics
+
+import torch
+
+dev = "cuda"
+torch.backends.cuda.matmul.allow_tf32 = False
+
+
+def median_time(fn, sets, repeats):
+    fn(*sets[0])
+    torch.cuda.synchronize()
+    times = []
+    for r in range(repeats):
+        args = sets[r % len(sets)]
+        start = torch.cuda.Event(enable_timing=True)
+        end = torch.cuda.Event(enable_timing=True)
+        start.record()
+        fn(*args)
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end) / 1e3)
+    return statistics.median(times)
+
+
+def main():
+    a = torch.rand(256, device=dev)
+    b = torch.rand(256, device=dev)
+    per_op = []
+    for _ in range(5):
+        torch.cuda.synchronize()
+        start = torch.cuda.Event(enable_timing=True)
+        end = torch.cuda.Event(enable_timing=True)
+        start.record()
+        for _ in range(20000):
+            a + b
+        end.record()
+        end.synchronize()
+        per_op.append(start.elapsed_time(end) / 1e3 / 20000)
+    print("tiny_add_256", statistics.median(per_op))
+
+    n = 2**28
+    sets = [(torch.rand(n, device=dev), torch.rand(n, device=dev)) for _ in range(2)]
+    print("add_f32_2e28", median_time(lambda x, y: x + y, sets, 9))
+    print("sum_f32_2e28", median_time(lambda x, y: x.sum(), sets, 9))
+    del sets
+    print("randn_f32_2e28", median_time(lambda: torch.randn(n, device=dev), [()], 9))
+    for dtype, name in ((torch.float32, "float32"), (torch.float64, "float64")):
+        m = [(torch.rand(8192, 8192, device=dev, dtype=dtype),
+              torch.rand(8192, 8192, device=dev, dtype=dtype)) for _ in range(2)]
+        print("mm_%s_8192" % name, median_time(lambda x, y: x @ y, m, 5))
+        del m
+    x = [(torch.rand(32768, 32768, device=dev),)]
+    print("topk20_f32_32768", median_time(lambda v: torch.topk(v, 20, dim=1), x, 5))
+
+
+main()
