@@ -22,7 +22,7 @@
 typedef enum {
   ML_NEG, ML_ABS, ML_SQRT, ML_EXP, ML_LOG, ML_LOG1P, ML_EXPM1, ML_SIN,
   ML_COS, ML_TANH, ML_SIGMOID, ML_FLOOR, ML_CEIL, ML_ROUND, ML_NOT,
-  ML_NUNARY
+  ML_ISNAN, ML_ISINF, ML_ISFINITE, ML_NUNARY
 } ml_unop;
 
 typedef enum {
@@ -32,7 +32,8 @@ typedef enum {
 
 typedef enum {
   ML_SUM, ML_PROD, ML_MIN, ML_MAX, ML_ARGMIN, ML_ARGMAX, ML_MEAN, ML_VAR,
-  ML_NORM2, ML_LOGSUMEXP, ML_ANY, ML_ALL, ML_NREDUCE
+  ML_NORM2, ML_LOGSUMEXP, ML_ANY, ML_ALL, ML_STD, ML_NORM1, ML_NORMINF,
+  ML_NREDUCE
 } ml_redop;
 
 typedef enum { ML_RAND_UNIFORM, ML_RAND_NORMAL, ML_RAND_INT } ml_randkind;
@@ -73,7 +74,9 @@ typedef struct ml_backend {
    * (int64 exactly for integer dtypes). */
   int (*iota)(const ml_array *dst, ml_scalar start, ml_scalar step);
 
-  /* Elementwise, same shape, out and a of one dtype (ML_NOT: uint8). */
+  /* Elementwise, same shape, out and a of one dtype, except that ML_NOT,
+   * ML_ISNAN, ML_ISINF and ML_ISFINITE take a of any dtype to uint8 out.
+   * Integer a: only NEG, ABS, FLOOR, CEIL, ROUND and those four. */
   int (*unary)(ml_unop op, const ml_array *out, const ml_array *a);
   /* a and b of one dtype; out of that dtype, or uint8 for comparisons. */
   int (*binary)(ml_binop op, const ml_array *out, const ml_array *a,
@@ -92,8 +95,12 @@ typedef struct ml_backend {
    *   SUM, PROD: in float -> same; in integer -> out int64.
    *   MIN, MAX: same dtype (NaN propagates).   ARGMIN, ARGMAX: out int64,
    *   1-based, first occurrence, a NaN counts as the extreme.
-   *   MEAN, VAR, NORM2, LOGSUMEXP: in and out float, same dtype; VAR uses
-   *   ddof and a two-pass algorithm.   ANY, ALL: any in, out uint8.
+   *   MEAN, VAR, STD, NORM1, NORM2, NORMINF, LOGSUMEXP: in and out float,
+   *   same dtype; VAR (and STD, its square root) use ddof and a two-pass
+   *   algorithm.   ANY, ALL: any in, out uint8.
+   * Empty rows give SUM 0, PROD 1, MEAN/VAR/STD NaN (also VAR when
+   * n - ddof <= 0), NORM* 0, LOGSUMEXP -inf, ANY 0, ALL 1; the core never
+   * passes empty rows to MIN, MAX, ARGMIN, ARGMAX.
    * Results must not depend on thread count or scheduling. */
   int (*reduce)(ml_redop op, const ml_array *out, const ml_array *in,
                 int64_t ddof);
