@@ -2,12 +2,15 @@
  * GC").
  *
  * Requests are rounded to size classes: multiples of 512 bytes up to
- * 1 MiB, of 2 MiB above. A freed block goes to its device's cache (a map
- * from size to blocks) instead of cudaFree; a request takes the smallest
- * cached block that fits if it wastes at most a quarter of the request,
- * else cudaMalloc makes a new block. Work runs on one stream per device,
- * so a block freed by the host may be handed out at once: kernels queued
- * later on that stream run after those that used it.
+ * 1 MiB, of 2 MiB above. A freed block goes to its device's cache instead
+ * of cudaFree: a small one to the free list of its class (a request of
+ * that class takes it back in O(1), with no map: the core passes the
+ * requested size to free, and so the class), a large one to a map from
+ * size to blocks, where a request takes the smallest cached block that
+ * fits if it wastes at most a quarter of the request. Otherwise cudaMalloc
+ * makes a new block. Work runs on one stream per device, so a block freed
+ * by the host may be handed out at once: kernels queued later on that
+ * stream run after those that used it.
  *
  * When cudaMalloc fails, the cache is given back to the driver (after the
  * stream drains) and cudaMalloc is tried once more; if that fails too the
@@ -19,33 +22,43 @@
 #include <map>
 #include <new>
 #include <unordered_map>
+#include <vector>
 
 #include "common.cuh"
 
 namespace {
 
+const size_t SMALL = (size_t)1 << 20, QUANTUM = 512, BIG = (size_t)2 << 20;
+
 struct pool {
-  std::multimap<size_t, void *> cache;
-  std::unordered_map<void *, size_t> live;
+  std::vector<void *> small[SMALL / QUANTUM]; /* class k: (k + 1) * 512 B */
+  std::multimap<size_t, void *> cache;        /* large blocks */
+  std::unordered_map<void *, size_t> live;    /* large blocks handed out */
   size_t allocated = 0, cached = 0, peak = 0;
 };
 
 pool *pools;
 
 size_t size_class(size_t n) {
-  const size_t small = (size_t)1 << 20, big = (size_t)2 << 20;
-  if (n <= small) return (n + 511) & ~(size_t)511;
-  return (n + big - 1) / big * big;
+  if (n <= SMALL) return n > 0 ? (n + QUANTUM - 1) / QUANTUM * QUANTUM : QUANTUM;
+  return (n + BIG - 1) / BIG * BIG;
 }
 
 /* cudaFree of every cached block, once the device's work is done. */
 int release_cache(int device) {
   pool &p = pools[device];
-  if (p.cache.empty()) return ML_OK;
+  if (p.cached == 0) return ML_OK;
   cuda_dev *d;
   int rc = cuda_enter(device, &d);
   if (rc) return rc;
   rc = cuda_check(cudaStreamSynchronize(d->stream), "empty_cache");
+  for (auto &list : p.small) {
+    for (void *block : list) {
+      int e = cuda_check(cudaFree(block), "empty_cache");
+      if (!rc) rc = e;
+    }
+    list.clear();
+  }
   for (auto &block : p.cache) {
     int e = cuda_check(cudaFree(block.second), "empty_cache");
     if (!rc) rc = e;
@@ -53,6 +66,20 @@ int release_cache(int device) {
   p.cache.clear();
   p.cached = 0;
   return rc;
+}
+
+/* A new block from the driver, the cache given back first if it must. */
+int fresh_block(int device, size_t size, void **block) {
+  cuda_dev *d;
+  int rc = cuda_enter(device, &d);
+  if (rc) return rc;
+  if (cudaMalloc(block, size) == cudaSuccess) return ML_OK;
+  cudaGetLastError(); /* not sticky: clear it for later checks */
+  rc = release_cache(device);
+  if (rc) return rc;
+  if (cudaMalloc(block, size) == cudaSuccess) return ML_OK;
+  cudaGetLastError();
+  return ML_ENOMEM;
 }
 
 } // namespace
@@ -66,27 +93,29 @@ extern "C" int cuda_alloc(int device, size_t nbytes, void **ptr) {
   pool &p = pools[device];
   size_t size = size_class(nbytes);
   void *block = nullptr;
-  auto it = p.cache.lower_bound(size);
-  if (it != p.cache.end() && it->first - size <= size / 4) {
-    size = it->first;
-    block = it->second;
-    p.cache.erase(it);
-    p.cached -= size;
-  } else {
-    cuda_dev *d;
-    int rc = cuda_enter(device, &d);
-    if (rc) return rc;
-    if (cudaMalloc(&block, size) != cudaSuccess) {
-      cudaGetLastError(); /* not sticky: clear it for later checks */
-      rc = release_cache(device);
+  if (size <= SMALL) {
+    std::vector<void *> &list = p.small[size / QUANTUM - 1];
+    if (!list.empty()) {
+      block = list.back();
+      list.pop_back();
+      p.cached -= size;
+    } else {
+      int rc = fresh_block(device, size, &block);
       if (rc) return rc;
-      if (cudaMalloc(&block, size) != cudaSuccess) {
-        cudaGetLastError();
-        return ML_ENOMEM;
-      }
     }
+  } else {
+    auto it = p.cache.lower_bound(size);
+    if (it != p.cache.end() && it->first - size <= size / 4) {
+      size = it->first;
+      block = it->second;
+      p.cache.erase(it);
+      p.cached -= size;
+    } else {
+      int rc = fresh_block(device, size, &block);
+      if (rc) return rc;
+    }
+    p.live[block] = size;
   }
-  p.live[block] = size;
   p.allocated += size;
   if (p.allocated > p.peak) p.peak = p.allocated;
   *ptr = block;
@@ -94,14 +123,18 @@ extern "C" int cuda_alloc(int device, size_t nbytes, void **ptr) {
 }
 
 extern "C" void cuda_free(int device, void *ptr, size_t nbytes) {
-  (void)nbytes;
   pool &p = pools[device];
-  auto it = p.live.find(ptr);
-  if (it == p.live.end()) return;
-  size_t size = it->second;
-  p.live.erase(it);
+  size_t size = size_class(nbytes);
+  if (size <= SMALL) {
+    p.small[size / QUANTUM - 1].push_back(ptr);
+  } else {
+    auto it = p.live.find(ptr);
+    if (it == p.live.end()) return;
+    size = it->second;
+    p.live.erase(it);
+    p.cache.emplace(size, ptr);
+  }
   p.allocated -= size;
-  p.cache.emplace(size, ptr);
   p.cached += size;
 }
 

@@ -14,18 +14,40 @@
 #include "../src/core/philox.h"
 #include "common.cuh"
 
+/* Two standard normals from two words, as ml_philox_normal2f defines them
+ * (philox.h), with sin and cos from one sincosf: CUDA computes sincosf's
+ * results exactly as sinf's and cosf's, sharing the argument reduction,
+ * which is a good part of the kernel's work. */
+__device__ __forceinline__ void normal2f(uint32_t w0, uint32_t w1, float *z0, float *z1) {
+  float r = sqrtf(-2.0f * logf(1.0f - ml_philox_u01f(w0)));
+  float t = 6.28318530717958647692f * ml_philox_u01f(w1), s, c;
+  sincosf(t, &s, &c);
+  *z0 = r * c;
+  *z1 = r * s;
+}
+
+/* The same for the float64 stream (ml_philox_normal2d). */
+__device__ __forceinline__ void normal2d(ml_philox4 b, double *z0, double *z1) {
+  double r = sqrt(-2.0 * log(1.0 - ml_philox_u01d(b.w[0], b.w[1])));
+  double t = 6.28318530717958647692 * ml_philox_u01d(b.w[2], b.w[3]), s, c;
+  sincos(t, &s, &c);
+  *z0 = r * c;
+  *z1 = r * s;
+}
+
 /* float32 uniform in [a, b) or normal (a = mean, b = std). */
-__global__ void random_f32(float *out, int64_t n, uint64_t seed, uint64_t offset, int normal,
-                           float a, float b) {
+template <bool NORMAL>
+__global__ void random_f32(float *out, int64_t n, uint64_t seed, uint64_t offset, float a,
+                           float b) {
   const int64_t nblocks = (n + 3) / 4, step = (int64_t)gridDim.x * blockDim.x;
   const bool aligned = (uintptr_t)out % 16 == 0;
   for (int64_t blk = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; blk < nblocks;
        blk += step) {
     ml_philox4 w = ml_philox_block(seed, offset + (uint64_t)blk);
     float v[4];
-    if (normal) {
-      ml_philox_normal2f(w.w[0], w.w[1], &v[0], &v[1]);
-      ml_philox_normal2f(w.w[2], w.w[3], &v[2], &v[3]);
+    if (NORMAL) {
+      normal2f(w.w[0], w.w[1], &v[0], &v[1]);
+      normal2f(w.w[2], w.w[3], &v[2], &v[3]);
 #pragma unroll
       for (int k = 0; k < 4; k++) v[k] = fmaf(b, v[k], a);
     } else {
@@ -54,7 +76,7 @@ __global__ void random_pairs(T *out, int64_t n, uint64_t seed, uint64_t offset, 
     if constexpr (std::is_same<T, double>::value) {
       if (kind == ML_RAND_NORMAL) {
         double z[2];
-        ml_philox_normal2d(w, &z[0], &z[1]);
+        normal2d(w, &z[0], &z[1]);
         v[0] = fma(p2, z[0], p1);
         v[1] = fma(p2, z[1], p1);
       } else {
@@ -91,11 +113,16 @@ extern "C" int cuda_random(ml_randkind kind, const ml_array *out, uint64_t seed,
   int64_t n = ml_array_numel(out);
   if (rc || n == 0) return rc;
   switch (out->dtype) {
-    case ML_FLOAT32:
-      random_f32<<<grid_for((n + 3) / 4, 256, d, 16), 256, 0, d->stream>>>(
-          array_ptr<float>(out), n, seed, offset, kind == ML_RAND_NORMAL, (float)p1,
-          (float)p2);
+    case ML_FLOAT32: {
+      unsigned grid = grid_for((n + 3) / 4, 256, d);
+      if (kind == ML_RAND_NORMAL)
+        random_f32<true><<<grid, 256, 0, d->stream>>>(array_ptr<float>(out), n, seed, offset,
+                                                      (float)p1, (float)p2);
+      else
+        random_f32<false><<<grid, 256, 0, d->stream>>>(array_ptr<float>(out), n, seed, offset,
+                                                       (float)p1, (float)p2);
       return cuda_launched("random");
+    }
     case ML_FLOAT64: return pairs<double>(d, out, n, seed, offset, kind, p1, p2);
     case ML_UINT8: return pairs<uint8_t>(d, out, n, seed, offset, kind, p1, p2);
     case ML_INT32: return pairs<int32_t>(d, out, n, seed, offset, kind, p1, p2);

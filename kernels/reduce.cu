@@ -135,7 +135,7 @@ template <class T, class O> struct Ext {
     if constexpr (std::is_integral<T>::value)
       a.v = min ? INT64_MAX : INT64_MIN;
     else
-      a.v = min ? INFINITY : -INFINITY;
+      a.v = mag ? 0 : min ? INFINITY : -INFINITY; /* NORMINF of nothing: 0 */
     a.at = INT64_MAX;
     return a;
   }
@@ -220,9 +220,18 @@ __global__ void __launch_bounds__(BLOCK)
         if (head > cnt) head = cnt;
         for (int64_t j = ty; j < head; j += g.ry)
           acc = r.combine(acc, r.load(q[j], jb + j, ctr));
-        int64_t nv = (cnt - head) / V;
+        int64_t nv = (cnt - head) / V, v = ty;
         const Vec<In, V> *qv = reinterpret_cast<const Vec<In, V> *>(q + head);
-        for (int64_t v = ty; v < nv; v += g.ry) {
+        for (; v + g.ry < nv; v += 2 * g.ry) { /* two loads in flight */
+          Vec<In, V> x = qv[v], y = qv[v + g.ry];
+#pragma unroll
+          for (int e = 0; e < V; e++)
+            acc = r.combine(acc, r.load(x.v[e], jb + head + v * V + e, ctr));
+#pragma unroll
+          for (int e = 0; e < V; e++)
+            acc = r.combine(acc, r.load(y.v[e], jb + head + (v + g.ry) * V + e, ctr));
+        }
+        for (; v < nv; v += g.ry) {
           Vec<In, V> x = qv[v];
 #pragma unroll
           for (int e = 0; e < V; e++)
@@ -231,8 +240,16 @@ __global__ void __launch_bounds__(BLOCK)
         for (int64_t j = head + nv * V + ty; j < cnt; j += g.ry)
           acc = r.combine(acc, r.load(q[j], jb + j, ctr));
       } else {
-        for (int64_t j = jb + ty; j < je; j += g.ry)
-          acc = r.combine(acc, r.load(p[j * s], j, ctr));
+        int64_t j = jb + ty;
+        for (; j + 3 * g.ry < je; j += 4 * g.ry) { /* four loads in flight */
+          In x0 = p[j * s], x1 = p[(j + g.ry) * s], x2 = p[(j + 2 * g.ry) * s],
+             x3 = p[(j + 3 * g.ry) * s];
+          acc = r.combine(acc, r.load(x0, j, ctr));
+          acc = r.combine(acc, r.load(x1, j + g.ry, ctr));
+          acc = r.combine(acc, r.load(x2, j + 2 * g.ry, ctr));
+          acc = r.combine(acc, r.load(x3, j + 3 * g.ry, ctr));
+        }
+        for (; j < je; j += g.ry) acc = r.combine(acc, r.load(p[j * s], j, ctr));
       }
     }
     buf[t] = acc;
@@ -334,13 +351,16 @@ static int launch_rows(cuda_dev *d, const reduction &rd, const Iter<2> &rows,
   return cuda_launched(op);
 }
 
-/* The output rows of out, with in's matching strides. */
+/* The rows of in (every dimension but the last) with out's matching
+ * strides: out has in's dimensions but the last (a reduction) or all of
+ * them (a scan). */
 static reduction make_reduction(const ml_array *out, const ml_array *in) {
   reduction rd;
   const int64_t *strides[2] = {out->strides, in->strides};
   int nd = in->ndim - 1;
   rd.rows = iter_make<2>(nd, in->shape, strides);
-  rd.nrows = ml_array_numel(out);
+  rd.nrows = 1;
+  for (int k = 0; k < nd; k++) rd.nrows *= in->shape[k];
   rd.len = in->shape[nd];
   rd.s = in->strides[nd];
   return rd;
@@ -441,14 +461,16 @@ extern "C" int cuda_reduce(ml_redop op, const ml_array *out, const ml_array *in,
  * does). Longer rows: blocks scan tiles of TILE elements (8 consecutive per
  * thread, then a block-wide exclusive scan of the threads' totals) and
  * carry the running total from tile to tile. A row too long for one block
- * is cut into chunks: first their totals (the reduction kernel), then an
- * in-order prefix of the totals per row, then every chunk scans with its
- * prefix as the starting carry. Accumulation in double (floats) or
- * wrapping int64, as on the CPU. */
+ * is cut into chunks (up to SCAN_BLOCKS blocks in all): first their totals
+ * (the reduction kernel), then a prefix of the totals per row (a block
+ * scan), then every chunk scans with its prefix as the starting carry.
+ * Every sum has a fixed order. Accumulation in double (floats) or wrapping
+ * int64, as on the CPU. */
 
 #define SHORT_ROW 16
 #define ITEMS 8
 #define TILE (BLOCK * ITEMS)
+#define SCAN_BLOCKS 8192
 
 template <class T>
 using scan_acc = typename std::conditional<std::is_integral<T>::value, uint64_t, double>::type;
@@ -480,18 +502,31 @@ __global__ void cumsum_short(Iter<2> rows, int64_t nrows, const T *in, int64_t s
   }
 }
 
-/* Inclusive prefix, per row, of the chunk totals (in place). */
-template <class A> __global__ void prefix_totals(A *tot, int64_t nrows, int nchunk) {
-  int64_t step = (int64_t)gridDim.x * blockDim.x;
-  for (int64_t row = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; row < nrows;
-       row += step) {
+/* Inclusive prefix, per row, of the chunk totals (in place): a block per
+ * row, BLOCK totals at a time. */
+template <class A>
+__global__ void __launch_bounds__(BLOCK) prefix_totals(A *tot, int64_t nrows, int nchunk) {
+  using Scan = cub::BlockScan<A, BLOCK>;
+  __shared__ typename Scan::TempStorage tmp;
+  for (int64_t row = blockIdx.x; row < nrows; row += gridDim.x) {
     A run = 0;
-    for (int c = 0; c < nchunk; c++) {
-      run += tot[row * nchunk + c];
-      tot[row * nchunk + c] = run;
+    for (int c0 = 0; c0 < nchunk; c0 += BLOCK) {
+      int c = c0 + threadIdx.x;
+      A v = c < nchunk ? tot[row * nchunk + c] : A(0), incl, total;
+      Scan(tmp).InclusiveSum(v, incl, total);
+      if (c < nchunk) tot[row * nchunk + c] = run + incl;
+      run += total;
+      __syncthreads();
     }
   }
 }
+
+/* A tile goes through shared memory: read with consecutive threads on
+ * consecutive elements, scanned as 8 consecutive elements per thread plus
+ * a block-wide exclusive scan of the threads' totals, written back
+ * consecutively. One pad slot per 8 elements keeps the per-thread accesses
+ * free of bank conflicts. */
+__device__ __forceinline__ int pad(int e) { return e + e / ITEMS; }
 
 template <class T>
 __global__ void __launch_bounds__(BLOCK)
@@ -501,6 +536,7 @@ __global__ void __launch_bounds__(BLOCK)
   using A = scan_acc<T>;
   using Scan = cub::BlockScan<A, BLOCK>;
   __shared__ typename Scan::TempStorage tmp;
+  __shared__ A tile_v[TILE + TILE / ITEMS];
   const int c = blockIdx.y, t = threadIdx.x;
   const int64_t jb = (int64_t)c * chunk, je = jb + chunk < len ? jb + chunk : len;
   for (int64_t row = blockIdx.x; row < nrows; row += gridDim.x) {
@@ -508,19 +544,27 @@ __global__ void __launch_bounds__(BLOCK)
     iter_offsets<2, uint64_t>(rows, (uint64_t)row, off);
     A run = c > 0 ? carry[row * nchunk + c - 1] : A(0);
     for (int64_t tile = jb; tile < je; tile += TILE) {
+#pragma unroll
+      for (int i = 0; i < ITEMS; i++) {
+        int64_t j = tile + i * BLOCK + t;
+        tile_v[pad(i * BLOCK + t)] = j < je ? widen(in[off[1] + j * si]) : A(0);
+      }
+      __syncthreads();
       A v[ITEMS];
 #pragma unroll
       for (int i = 0; i < ITEMS; i++) {
-        int64_t j = tile + t * ITEMS + i;
-        v[i] = j < je ? widen(in[off[1] + j * si]) : A(0);
+        v[i] = tile_v[pad(t * ITEMS + i)];
         if (i > 0) v[i] += v[i - 1];
       }
       A before, total;
       Scan(tmp).ExclusiveSum(v[ITEMS - 1], before, total);
 #pragma unroll
+      for (int i = 0; i < ITEMS; i++) tile_v[pad(t * ITEMS + i)] = run + (before + v[i]);
+      __syncthreads();
+#pragma unroll
       for (int i = 0; i < ITEMS; i++) {
-        int64_t j = tile + t * ITEMS + i;
-        if (j < je) out[off[0] + j * so] = (scan_out<T>)(run + (before + v[i]));
+        int64_t j = tile + i * BLOCK + t;
+        if (j < je) out[off[0] + j * so] = (scan_out<T>)tile_v[pad(i * BLOCK + t)];
       }
       run += total;
       __syncthreads();
@@ -541,9 +585,9 @@ static int cumsum_typed(cuda_dev *d, const ml_array *out, const ml_array *in) {
         rd.rows, rd.nrows, p, rd.s, o, so, rd.len);
     return cuda_launched("cumsum");
   }
-  int64_t want = (rd.len + TILE - 1) / TILE, fill = (TARGET_BLOCKS + rd.nrows - 1) / rd.nrows;
+  int64_t want = (rd.len + TILE - 1) / TILE, fill = (SCAN_BLOCKS + rd.nrows - 1) / rd.nrows;
   int64_t nchunk = want < fill ? want : fill;
-  if (nchunk > MAX_CHUNKS) nchunk = MAX_CHUNKS;
+  if (nchunk > SCAN_BLOCKS) nchunk = SCAN_BLOCKS;
   if (nchunk < 1) nchunk = 1;
   int64_t chunk = ((rd.len + nchunk - 1) / nchunk + TILE - 1) / TILE * TILE;
   nchunk = (rd.len + chunk - 1) / chunk;
@@ -564,8 +608,7 @@ static int cumsum_typed(cuda_dev *d, const ml_array *out, const ml_array *in) {
           (int)nchunk, nullptr, g, FSum<T, T>{ML_SUM, X_ID, 0});
     int rc2 = cuda_launched("cumsum");
     if (rc2) return rc2;
-    prefix_totals<A><<<grid_for(rd.nrows, BLOCK, d), BLOCK, 0, d->stream>>>(
-        tot.as<A>(), rd.nrows, (int)nchunk);
+    prefix_totals<A><<<gx, BLOCK, 0, d->stream>>>(tot.as<A>(), rd.nrows, (int)nchunk);
     rc2 = cuda_launched("cumsum");
     if (rc2) return rc2;
   }

@@ -273,17 +273,19 @@ __global__ void __launch_bounds__(WARPS * 32)
     ws.init(k);
     if ((uintptr_t)(row + sb) % 16 == 0) {
       for (int64_t base = sb + (int64_t)lane * V; base - lane * V < se; base += 32 * V) {
+        T x[V];
         if (base + V <= se) {
-          Vec<T, V> x = *reinterpret_cast<const Vec<T, V> *>(row + base);
+          Vec<T, V> v = *reinterpret_cast<const Vec<T, V> *>(row + base);
 #pragma unroll
-          for (int e = 0; e < V; e++) ws.add(sort_key(x.v[e]) ^ flip, (uint32_t)(base + e), true);
+          for (int e = 0; e < V; e++) x[e] = v.v[e];
         } else {
 #pragma unroll
-          for (int e = 0; e < V; e++) {
-            bool ok = base + e < se;
-            ws.add(ok ? sort_key(row[base + e]) ^ flip : K(0), (uint32_t)(base + e), ok);
-          }
+          for (int e = 0; e < V; e++) x[e] = base + e < se ? row[base + e] : T(0);
         }
+        /* every lane offers V entries: add() synchronizes the warp */
+#pragma unroll
+        for (int e = 0; e < V; e++)
+          ws.add(sort_key(x[e]) ^ flip, (uint32_t)(base + e), base + e < se);
       }
     } else {
       for (int64_t j = sb + lane; j - lane < se; j += 32) {
