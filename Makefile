@@ -16,12 +16,32 @@ ifeq ($(LIBEDIT),yes)
   REPL_CPPFLAGS := -DML_HAVE_LIBEDIT $(shell pkg-config --cflags libedit)
   REPL_LIBS     := $(shell pkg-config --libs libedit)
 endif
-NVCC    := $(or $(shell command -v nvcc 2>/dev/null),$(wildcard $(CUDA_HOME)/bin/nvcc))
+# The CUDA backend (kernels/*.cu) is built when nvcc is found, on PATH or
+# as $(CUDA_HOME)/bin/nvcc, unless CUDA=no.
+CUDA    ?= auto
+NVCC    := $(if $(filter no,$(CUDA)),,$(or $(shell command -v nvcc 2>/dev/null),$(wildcard $(CUDA_HOME)/bin/nvcc)))
 NVCC_VERSION := $(if $(NVCC),$(shell $(NVCC) --version | sed -n 's/.*release \([0-9.]*\).*/\1/p'))
 
 LIB_SRC := $(wildcard src/core/*.c src/cpu/*.c src/bindings/*.c)
 LIB_OBJ := $(LIB_SRC:src/%.c=build/%.o) build/embedded.o
 APP_OBJ := build/main.o build/repl.o
+
+ifneq ($(NVCC),)
+  CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(NVCC))
+  CUDA_ARCH ?= -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
+               -gencode arch=compute_90,code=compute_90
+  NVCCFLAGS ?= -O3
+  NVCCFLAGS += -std=c++17 $(CUDA_ARCH) -Xcompiler -fPIC,-Wall,-Wextra
+  KERN_OBJ  := $(patsubst kernels/%.cu,build/kernels/%.o,$(wildcard kernels/*.cu))
+  LIB_OBJ   += $(KERN_OBJ)
+  CPPFLAGS  += -DML_HAVE_CUDA
+  LDLIBS    += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcublas \
+               -lcudart_static -ldl -lrt -lpthread -lstdc++
+endif
+# The files that test ML_HAVE_CUDA are rebuilt when CUDA is switched on or
+# off: build/cuda.flags changes with it.
+$(shell mkdir -p build; echo '$(NVCC)' | cmp -s - build/cuda.flags || echo '$(NVCC)' > build/cuda.flags)
+
 LUA_SRC := $(wildcard src/lua/moonlab/*.lua)
 
 PYTHON  := $(shell for p in python3 /usr/bin/python3; do $$p -c 'import numpy' 2>/dev/null && { echo $$p; break; }; done)
@@ -30,7 +50,7 @@ PYTHON  := $(shell for p in python3 /usr/bin/python3; do $$p -c 'import numpy' 2
 all: status bin/moonlab lib/moonlab.so
 
 status:
-	@echo "CUDA: $(if $(NVCC),yes (nvcc $(NVCC_VERSION)); no CUDA backend in this version yet,no)"
+	@echo "CUDA: $(if $(NVCC),yes (nvcc $(NVCC_VERSION)),no)"
 	@echo "line editing: $(if $(LIBEDIT),yes (libedit),no (install libedit-dev))"
 
 build/%.o: src/%.c
@@ -45,6 +65,12 @@ build/repl.flags: FORCE
 build/repl.o: src/repl.c build/repl.flags
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(REPL_CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+
+build/bindings/l_module.o build/bindings/l_cuda.o: build/cuda.flags
+
+build/kernels/%.o: kernels/%.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVCCFLAGS) -MMD -MP -c $< -o $@
 
 build/embed: tools/embed.c
 	@mkdir -p build

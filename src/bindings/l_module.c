@@ -10,6 +10,10 @@
 #include "l_array.h"
 #include "moonlab.h"
 
+#ifdef ML_HAVE_CUDA
+#include "../../kernels/cuda.h"
+#endif
+
 static lua_State *main_state;
 
 /* The allocator's pressure hook: unreferenced arrays are only freed by
@@ -107,16 +111,6 @@ static int wall_clock(lua_State *L) {
   return 1;
 }
 
-static int cuda_available(lua_State *L) {
-  lua_pushboolean(L, ml_device_count(ML_CUDA) > 0);
-  return 1;
-}
-
-static int cuda_device_count(lua_State *L) {
-  lua_pushinteger(L, ml_device_count(ML_CUDA));
-  return 1;
-}
-
 /* MOONLAB_DEVICE=cpu|cuda picks the default device; without it the first
  * GPU when there is one. A GPU asked for but absent falls back to the CPU. */
 static void choose_default_device(void) {
@@ -134,6 +128,9 @@ int luaopen_moonlab(lua_State *L) {
   static int initialised;
   if (!initialised) {
     cpu_backend_init();
+#ifdef ML_HAVE_CUDA
+    cuda_backend_init();
+#endif
     choose_default_device();
     initialised = 1;
   }
@@ -159,6 +156,7 @@ int luaopen_moonlab(lua_State *L) {
   l_open_index(L, module, methods);
   l_open_random(L, module, methods);
   l_open_io(L, module, methods);
+  l_open_cuda(L, module, methods);
 
   static const luaL_Reg funcs[] = {
       {"set_default_dtype", set_default_dtype},
@@ -171,12 +169,6 @@ int luaopen_moonlab(lua_State *L) {
       {"clock", wall_clock},
       {NULL, NULL}};
   l_setfuncs(L, module, funcs);
-  static const luaL_Reg cuda_funcs[] = {{"available", cuda_available},
-                                        {"device_count", cuda_device_count},
-                                        {NULL, NULL}};
-  lua_newtable(L);
-  l_setfuncs(L, -1, cuda_funcs);
-  lua_setfield(L, module, "cuda");
   lua_pushliteral(L, MOONLAB_VERSION);
   lua_setfield(L, module, "version");
   lua_pushvalue(L, methods);

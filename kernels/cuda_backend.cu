@@ -1,0 +1,117 @@
+/* The CUDA backend's table, its devices and their streams.
+ *
+ * Each device gets one stream (created with the device's state on first
+ * use) on which every entry queues its work asynchronously; only
+ * downloads, reads of values and synchronize wait for it. The current
+ * device is remembered so that a run of work on one device calls
+ * cudaSetDevice once. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.cuh"
+
+int cuda_ndevices;
+
+static cuda_dev *devices;
+static int current = -1;
+static char (*names)[256];
+
+static ml_backend cuda_backend;
+
+int cuda_error(cudaError_t e, const char *op) {
+  cudaGetLastError(); /* clears the error unless it is sticky */
+  if (e == cudaErrorMemoryAllocation)
+    return ml_fail(ML_ENOMEM, "cuda: out of memory in %s", op);
+  return ml_fail(ML_EDEVICE, "cuda: %s in %s", cudaGetErrorString(e), op);
+}
+
+static int device_setup(cuda_dev *d, int index) {
+  int rc = cuda_check(cudaStreamCreateWithFlags(&d->stream, cudaStreamNonBlocking),
+                      "creating a stream");
+  if (!rc)
+    rc = cuda_check(cudaDeviceGetAttribute(&d->sms, cudaDevAttrMultiProcessorCount, index),
+                    "reading the device's attributes");
+  if (!rc) rc = cuda_check(cudaMalloc((void **)&d->flag, sizeof *d->flag), "device setup");
+  if (!rc)
+    rc = cuda_check(cudaHostAlloc((void **)&d->flag_host, sizeof *d->flag_host,
+                                  cudaHostAllocDefault),
+                    "device setup");
+  if (rc) return rc;
+  d->index = index;
+  d->ready = 1;
+  return ML_OK;
+}
+
+int cuda_enter(int device, cuda_dev **out) {
+  cuda_dev *d = &devices[device];
+  if (device != current) {
+    int rc = cuda_check(cudaSetDevice(device), "selecting the device");
+    if (rc) return rc;
+    current = device;
+  }
+  if (!d->ready) {
+    int rc = device_setup(d, device);
+    if (rc) return rc;
+  }
+  *out = d;
+  return ML_OK;
+}
+
+extern "C" int cuda_synchronize(int device) {
+  cuda_dev *d;
+  int rc = cuda_enter(device, &d);
+  return rc ? rc : cuda_check(cudaStreamSynchronize(d->stream), "synchronize");
+}
+
+extern "C" const char *cuda_device_name(int device) {
+  if (device < 0 || device >= cuda_ndevices) return NULL;
+  if (!names[device][0]) {
+    cudaDeviceProp prop;
+    if (cudaGetDeviceProperties(&prop, device) != cudaSuccess) {
+      cudaGetLastError();
+      return NULL;
+    }
+    snprintf(names[device], sizeof names[device], "%s", prop.name);
+  }
+  return names[device];
+}
+
+extern "C" int cuda_backend_init(void) {
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess) {
+    cudaGetLastError();
+    n = 0;
+  }
+  devices = (cuda_dev *)calloc(n > 0 ? n : 1, sizeof *devices);
+  names = (char (*)[256])calloc(n > 0 ? n : 1, sizeof *names);
+  if (!devices || !names || cuda_pools_init(n) != ML_OK) n = 0;
+  cuda_ndevices = n;
+
+  ml_backend *b = &cuda_backend;
+  b->name = "cuda";
+  b->alloc = cuda_alloc;
+  b->free = cuda_free;
+  b->upload = cuda_upload;
+  b->download = cuda_download;
+  b->synchronize = cuda_synchronize;
+  b->copy = cuda_copy;
+  b->fill = cuda_fill;
+  b->iota = cuda_iota;
+  b->unary = cuda_unary;
+  b->binary = cuda_binary;
+  b->binary_scalar = cuda_binary_scalar;
+  b->where = cuda_where;
+  b->reduce = cuda_reduce;
+  b->cumsum = cuda_cumsum;
+  b->gemm = cuda_gemm;
+  b->index_select = cuda_index_select;
+  b->gather = cuda_gather;
+  b->scatter = cuda_scatter;
+  b->masked_select = cuda_masked_select;
+  b->sort = cuda_sort;
+  b->topk = cuda_topk;
+  b->random = cuda_random;
+  ml_backend_register(ML_CUDA, b, n);
+  return n;
+}

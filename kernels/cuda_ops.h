@@ -1,0 +1,70 @@
+/* The CUDA backend's entries, one group per kernels/ file; the table that
+ * collects them is in cuda_backend.cu. Contracts are in core/backend.h.
+ * C linkage: the launchers are extern "C" functions of the .cu files. */
+#ifndef ML_CUDA_OPS_H
+#define ML_CUDA_OPS_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Inside the C block: the core's headers have no C++ guards of their own. */
+#include "../src/core/backend.h"
+#include "../src/core/status.h"
+
+/* alloc.cu */
+int cuda_alloc(int device_index, size_t nbytes, void **ptr);
+void cuda_free(int device_index, void *ptr, size_t nbytes);
+
+/* copy.cu */
+int cuda_upload(const ml_array *dst, const void *host);
+int cuda_download(void *host, const ml_array *src);
+int cuda_copy(const ml_array *dst, const ml_array *src);
+int cuda_fill(const ml_array *dst, ml_scalar value);
+int cuda_iota(const ml_array *dst, ml_scalar start, ml_scalar step);
+
+/* elementwise.cu */
+int cuda_unary(ml_unop op, const ml_array *out, const ml_array *a);
+int cuda_binary(ml_binop op, const ml_array *out, const ml_array *a,
+                const ml_array *b);
+int cuda_binary_scalar(ml_binop op, const ml_array *out, const ml_array *a,
+                       ml_scalar s, int reversed);
+int cuda_where(const ml_array *out, const ml_array *cond, const ml_array *a,
+               const ml_array *b);
+
+/* reduce.cu */
+int cuda_reduce(ml_redop op, const ml_array *out, const ml_array *in,
+                int64_t ddof);
+int cuda_cumsum(const ml_array *out, const ml_array *in);
+
+/* blas.cu */
+int cuda_gemm(const ml_gemm *g);
+
+/* index.cu */
+int cuda_index_select(const ml_array *out, const ml_array *in, int dim,
+                      const ml_array *index);
+int cuda_gather(const ml_array *out, const ml_array *in, int dim,
+                const ml_array *index);
+int cuda_scatter(const ml_array *out, int dim, const ml_array *index,
+                 const ml_array *src);
+int cuda_masked_select(const ml_array *out, const ml_array *in,
+                       const ml_array *mask);
+
+/* sort.cu */
+int cuda_sort(const ml_array *values, const ml_array *indices,
+              const ml_array *in, int descending);
+int cuda_topk(const ml_array *values, const ml_array *indices,
+              const ml_array *in, int64_t k, int largest);
+
+/* random.cu */
+int cuda_random(ml_randkind kind, const ml_array *out, uint64_t seed,
+                uint64_t offset, double p1, double p2);
+
+/* cuda_backend.cu */
+int cuda_synchronize(int device_index);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

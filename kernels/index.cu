@@ -1,0 +1,240 @@
+/* Indexing: index_select, gather, scatter, masked_select.
+ *
+ * CPU reference: src/cpu/cpu_index.c. These move elements, so the kernels
+ * copy 1, 4 or 8 bytes whatever the dtype. Indices are 1-based int64. A bad
+ * index (outside 1..size) is skipped and its position in the index array
+ * (C order) goes into the device's flag word by atomicMin; the launcher
+ * reads the flag back (a synchronization, accepted for these operations)
+ * and reports the first bad index in C order, with the CPU's message:
+ * "gather: index 11 is out of bounds for dimension 2 with size 10". */
+#include <cub/device/device_select.cuh>
+
+#include "common.cuh"
+
+extern "C" {
+#include "../src/core/copy.h"
+}
+
+#define NO_BAD_INDEX 0xFFFFFFFFFFFFFFFFull
+
+/* f(offsets, i) for every element i (C order) of the iteration. Shapes:
+ * any, up to 8 coalesced dimensions. */
+template <int N, class Idx, class F>
+__global__ void each_element(Iter<N> it, Idx n, F f) {
+  Idx step = (Idx)gridDim.x * blockDim.x;
+  for (Idx i = (Idx)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step) {
+    int64_t off[N];
+    iter_offsets<N, Idx>(it, i, off);
+    f(off, (int64_t)i);
+  }
+}
+
+template <int N, class F>
+static int each_launch(cuda_dev *d, const Iter<N> &it, int64_t n, const F &f, const char *op) {
+  if (n <= 0) return ML_OK;
+  if (n < INT32_MAX)
+    each_element<N, uint32_t, F><<<grid_for(n, 256, d), 256, 0, d->stream>>>(it, (uint32_t)n, f);
+  else
+    each_element<N, uint64_t, F><<<grid_for(n, 256, d), 256, 0, d->stream>>>(it, (uint64_t)n, f);
+  return cuda_launched(op);
+}
+
+static int flag_reset(cuda_dev *d, const char *op) {
+  return cuda_check(cudaMemsetAsync(d->flag, 0xFF, sizeof *d->flag, d->stream), op);
+}
+
+/* Waits for the stream; then the error for the first bad index, if any. */
+static int flag_report(cuda_dev *d, const char *op, const ml_array *index, int dim,
+                       int64_t size) {
+  int rc = cuda_check(cudaMemcpyAsync(d->flag_host, d->flag, sizeof *d->flag,
+                                      cudaMemcpyDeviceToHost, d->stream),
+                      op);
+  if (!rc) rc = cuda_check(cudaStreamSynchronize(d->stream), op);
+  if (rc || *d->flag_host == NO_BAD_INDEX) return rc;
+  ml_scalar v;
+  rc = ml_read_element(index, (int64_t)*d->flag_host, &v);
+  if (rc) return rc;
+  return ml_fail(ML_EINVAL, "%s: index %lld is out of bounds for dimension %d with size %lld",
+                 op, (long long)v.i, dim + 1, (long long)size);
+}
+
+/* ---- index_select and gather ---- */
+
+/* out[off0] = in[off1 + (index[off2] - 1) * step], in seen at out's shape
+ * with stride 0 along dim. check: flag bad indices (gather; index_select
+ * checks its 1-D index beforehand). */
+template <class U> struct Gather {
+  U *o;
+  const U *in;
+  const int64_t *index;
+  int64_t size, step;
+  unsigned long long *flag;
+  int check;
+  __device__ __forceinline__ void operator()(const int64_t (&off)[3], int64_t i) const {
+    int64_t k = index[off[2]] - 1;
+    if ((uint64_t)k >= (uint64_t)size) {
+      if (check) atomicMin(flag, (unsigned long long)i);
+      return;
+    }
+    o[off[0]] = in[off[1] + k * step];
+  }
+};
+
+/* The positions of a 1-D index outside 1..size. */
+__global__ void check_index(const int64_t *index, int64_t n, int64_t stride, int64_t size,
+                            unsigned long long *flag) {
+  int64_t step = (int64_t)gridDim.x * blockDim.x;
+  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step)
+    if ((uint64_t)(index[i * stride] - 1) >= (uint64_t)size)
+      atomicMin(flag, (unsigned long long)i);
+}
+
+template <class U>
+static int gather_sized(cuda_dev *d, const ml_array *out, const ml_array *in, int dim,
+                        const ml_array *index_view, int check, const char *op) {
+  ml_array src = *in; /* borrowed: in at dim index 0, at out's shape */
+  for (int k = 0; k < out->ndim; k++) src.shape[k] = out->shape[k];
+  src.strides[dim] = 0;
+  const ml_array *ops[3] = {out, &src, index_view};
+  Iter<3> it = iter_of<3>(ops);
+  Gather<U> f{array_ptr<U>(out), array_ptr<const U>(in), array_ptr<const int64_t>(index_view),
+              in->shape[dim], in->strides[dim], d->flag, check};
+  return each_launch(d, it, ml_array_numel(out), f, op);
+}
+
+static int gather_any(cuda_dev *d, const ml_array *out, const ml_array *in, int dim,
+                      const ml_array *index_view, int check, const char *op) {
+  switch (ml_dtype_size(out->dtype)) {
+    case 1: return gather_sized<uint8_t>(d, out, in, dim, index_view, check, op);
+    case 4: return gather_sized<uint32_t>(d, out, in, dim, index_view, check, op);
+    default: return gather_sized<uint64_t>(d, out, in, dim, index_view, check, op);
+  }
+}
+
+extern "C" int cuda_index_select(const ml_array *out, const ml_array *in, int dim,
+                                 const ml_array *index) {
+  cuda_dev *d;
+  int rc = cuda_enter(array_device(out), &d);
+  int64_t n = ml_array_numel(index), size = in->shape[dim];
+  if (rc || n == 0) return rc;
+  rc = flag_reset(d, "index_select");
+  if (rc) return rc;
+  check_index<<<grid_for(n, 256, d), 256, 0, d->stream>>>(
+      array_ptr<const int64_t>(index), n, index->strides[0], size, d->flag);
+  rc = cuda_launched("index_select");
+  if (rc) return rc;
+  ml_array iv = *index; /* borrowed: the 1-D index laid along dim */
+  iv.ndim = out->ndim;
+  for (int k = 0; k < out->ndim; k++) {
+    iv.shape[k] = out->shape[k];
+    iv.strides[k] = k == dim ? index->strides[0] : 0;
+  }
+  if (ml_array_numel(out) > 0) rc = gather_any(d, out, in, dim, &iv, 0, "index_select");
+  return rc ? rc : flag_report(d, "index_select", index, dim, size);
+}
+
+extern "C" int cuda_gather(const ml_array *out, const ml_array *in, int dim,
+                           const ml_array *index) {
+  cuda_dev *d;
+  int rc = cuda_enter(array_device(out), &d);
+  if (rc || ml_array_numel(out) == 0) return rc;
+  rc = flag_reset(d, "gather");
+  if (!rc) rc = gather_any(d, out, in, dim, index, 1, "gather");
+  return rc ? rc : flag_report(d, "gather", index, dim, in->shape[dim]);
+}
+
+/* ---- scatter ----
+ * One thread per line of the index along dim, walking it in order, so that
+ * of duplicate indices the last one wins, as on the CPU, with no atomics.
+ * Operands of the iteration (the index's shape without dim): out at dim
+ * index 0, index, src, and the index's C-order positions. */
+template <class U> struct Scatter {
+  U *o;
+  const int64_t *index;
+  const U *src;
+  int64_t size, len, ostep, istep, sstep, pstep;
+  unsigned long long *flag;
+  __device__ __forceinline__ void operator()(const int64_t (&off)[4], int64_t) const {
+    for (int64_t j = 0; j < len; j++) {
+      int64_t k = index[off[1] + j * istep] - 1;
+      if ((uint64_t)k >= (uint64_t)size) {
+        atomicMin(flag, (unsigned long long)(off[3] + j * pstep));
+        continue;
+      }
+      o[off[0] + k * ostep] = src[off[2] + j * sstep];
+    }
+  }
+};
+
+template <class U>
+static int scatter_sized(cuda_dev *d, const ml_array *out, int dim, const ml_array *index,
+                         const ml_array *src) {
+  int nd = index->ndim;
+  int64_t shape[ML_MAX_DIMS] = {0}, pos[ML_MAX_DIMS] = {0};
+  ml_contiguous_strides(nd, index->shape, pos);
+  for (int k = 0; k < nd; k++) shape[k] = k == dim ? 1 : index->shape[k];
+  const int64_t *strides[4] = {out->strides, index->strides, src->strides, pos};
+  Iter<4> it = iter_make<4>(nd, shape, strides);
+  int64_t lines = 1;
+  for (int k = 0; k < nd; k++) lines *= shape[k];
+  Scatter<U> f{array_ptr<U>(out), array_ptr<const int64_t>(index), array_ptr<const U>(src),
+               out->shape[dim], index->shape[dim], out->strides[dim], index->strides[dim],
+               src->strides[dim], pos[dim], d->flag};
+  return each_launch(d, it, lines, f, "scatter");
+}
+
+extern "C" int cuda_scatter(const ml_array *out, int dim, const ml_array *index,
+                            const ml_array *src) {
+  cuda_dev *d;
+  int rc = cuda_enter(array_device(out), &d);
+  if (rc || ml_array_numel(index) == 0) return rc;
+  rc = flag_reset(d, "scatter");
+  if (rc) return rc;
+  switch (ml_dtype_size(out->dtype)) {
+    case 1: rc = scatter_sized<uint8_t>(d, out, dim, index, src); break;
+    case 4: rc = scatter_sized<uint32_t>(d, out, dim, index, src); break;
+    default: rc = scatter_sized<uint64_t>(d, out, dim, index, src); break;
+  }
+  return rc ? rc : flag_report(d, "scatter", index, dim, out->shape[dim]);
+}
+
+/* ---- masked_select ----
+ * cub::DeviceSelect::Flagged over contiguous copies of in and mask (they
+ * are used in place when already contiguous); the order is kept. */
+template <class U>
+static int select_sized(cuda_dev *d, const ml_array *out, const U *in, const uint8_t *mask,
+                        int64_t n) {
+  cuda_scratch count, temp;
+  int rc = count.get(d->index, sizeof(int64_t), "masked_select");
+  if (rc) return rc;
+  size_t bytes = 0;
+  U *o = array_ptr<U>(out);
+  rc = cuda_check(cub::DeviceSelect::Flagged(nullptr, bytes, in, mask, o, count.as<int64_t>(),
+                                             n, d->stream),
+                  "masked_select");
+  if (!rc) rc = temp.get(d->index, bytes, "masked_select");
+  if (!rc)
+    rc = cuda_check(cub::DeviceSelect::Flagged(temp.ptr, bytes, in, mask, o,
+                                               count.as<int64_t>(), n, d->stream),
+                    "masked_select");
+  return rc;
+}
+
+extern "C" int cuda_masked_select(const ml_array *out, const ml_array *in,
+                                  const ml_array *mask) {
+  cuda_dev *d;
+  int rc = cuda_enter(array_device(in), &d);
+  int64_t n = ml_array_numel(in);
+  if (rc || n == 0 || ml_array_numel(out) == 0) return rc;
+  cuda_scratch tin, tmask;
+  const void *pin, *pmask;
+  rc = cuda_contiguous(d, in, tin, &pin);
+  if (!rc) rc = cuda_contiguous(d, mask, tmask, &pmask);
+  if (rc) return rc;
+  const uint8_t *m = (const uint8_t *)pmask;
+  switch (ml_dtype_size(in->dtype)) {
+    case 1: return select_sized(d, out, (const uint8_t *)pin, m, n);
+    case 4: return select_sized(d, out, (const uint32_t *)pin, m, n);
+    default: return select_sized(d, out, (const uint64_t *)pin, m, n);
+  }
+}
