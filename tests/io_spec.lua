@@ -1,7 +1,7 @@
 local ml = require "moonlab"
 
 local FIX = "tests/fixtures/io/"
-local FMNIST = "/usr/share/datasets/fashion-mnist/"
+local FMNIST = (os.getenv("MOONLAB_DATA") or "/usr/share/datasets/fashion-mnist") .. "/"
 
 local function raises(fn, msg)
   local ok, err = pcall(fn)

@@ -270,8 +270,9 @@ describe("moonlab REPL", function()
   end)
 
   it("prints arrays in the Torch style", function()
-    assert.equal(" 0  0\n 0  0\n[float64 2x2 cpu]\n", repl("ml.zeros(2,2)\n"))
-    assert.equal(" 1  2\n[int64 2 cpu]\t7\n", repl("ml.array{1, 2}, 7\n"))
+    local dev = ml.device()
+    assert.equal(" 0  0\n 0  0\n[float64 2x2 " .. dev .. "]\n", repl("ml.zeros(2,2)\n"))
+    assert.equal(" 1  2\n[int64 2 " .. dev .. "]\t7\n", repl("ml.array{1, 2}, 7\n"))
   end)
 
   it("runs the script first with -i", function()

@@ -82,15 +82,18 @@ static void push_stats(lua_State *L, ml_device_kind kind) {
   lua_setfield(L, -2, "arrays");
 }
 
-/* ml.memory(): bytes held by live arrays on the CPU. */
+/* The core's count for a device's kind ([device], default the default
+ * device): bytes held by live arrays, the peak, and how many arrays; the
+ * Lua half (init.lua) adds what the device's allocator caches. */
 static int memory(lua_State *L) {
-  push_stats(L, ML_CPU);
+  ml_device d = lua_isnoneornil(L, 1) ? ml_default_device() : l_checkdevice(L, 1);
+  push_stats(L, (ml_device_kind)d.kind);
   return 1;
 }
 
 static int reset_peak(lua_State *L) {
-  (void)L;
-  ml_memory_reset_peak(ML_CPU);
+  ml_device d = lua_isnoneornil(L, 1) ? ml_default_device() : l_checkdevice(L, 1);
+  ml_memory_reset_peak((ml_device_kind)d.kind);
   return 0;
 }
 
