@@ -93,7 +93,13 @@ int l_isoptions(lua_State *L, int idx) {
 
 int l_lastpositional(lua_State *L) {
   int top = lua_gettop(L);
-  return top > 0 && l_isoptions(L, top) ? top - 1 : top;
+  if (top > 0 && l_isoptions(L, top)) return top - 1;
+  /* Alone, {} is an empty shape; after other arguments, empty options
+   * (such as {dtype = nil}). */
+  if (top > 1 && lua_type(L, top) == LUA_TTABLE && !l_testarray(L, top) &&
+      lua_rawlen(L, top) == 0)
+    return top - 1;
+  return top;
 }
 
 static int optfield(lua_State *L, int opts, const char *name) {
@@ -325,6 +331,7 @@ void l_open_array(lua_State *L, int module, int methods) {
       {NULL, NULL}};
   static const luaL_Reg module_funcs[] = {{"is_array", is_array}, {NULL, NULL}};
   l_setfuncs(L, methods, array_methods);
+  l_setfuncs(L, module, array_methods);
   l_setfuncs(L, module, module_funcs);
   luaL_getmetatable(L, ML_ARRAY_MT);
   lua_pushvalue(L, -1);

@@ -177,14 +177,23 @@ static int l_arange(lua_State *L) {
   ml_dtype t = l_optdtype(L, opts, ints ? ML_INT64 : ml_default_dtype());
   double step = ml_scalar_to_double(h);
   if (step == 0 || isnan(step)) return luaL_error(L, "arange: step must be nonzero");
-  int64_t n;
+  int64_t n = 0;
   if (ints) {
-    int64_t span = b.i - a.i;
-    n = h.i > 0 ? (span + h.i - 1) / h.i : (span + h.i + 1) / h.i;
+    /* In unsigned arithmetic: the span of two int64s may not fit one. */
+    int up = h.i > 0;
+    if (up ? b.i > a.i : b.i < a.i) {
+      uint64_t span = up ? (uint64_t)b.i - (uint64_t)a.i
+                         : (uint64_t)a.i - (uint64_t)b.i;
+      uint64_t by = up ? (uint64_t)h.i : -(uint64_t)h.i;
+      uint64_t count = (span - 1) / by + 1;
+      n = count > INT64_MAX ? INT64_MAX : (int64_t)count;
+    }
   } else {
-    n = (int64_t)ceil((ml_scalar_to_double(b) - ml_scalar_to_double(a)) / step);
+    double count = ceil((ml_scalar_to_double(b) - ml_scalar_to_double(a)) / step);
+    if (isnan(count))
+      return luaL_error(L, "arange: the range has no length (NaN bound or step)");
+    if (count > 0) n = count < 0x1p62 ? (int64_t)count : INT64_MAX;
   }
-  if (n < 0) n = 0;
   return new_range(L, t, l_optdevice(L, opts, ml_default_device()), n, a, h);
 }
 

@@ -164,8 +164,10 @@ static const ml_array **list_arrays(lua_State *L, int idx, const char *op,
   for (int i = 0; i < *n; i++) {
     lua_rawgeti(L, idx, i + 1);
     ml_array *a = l_testarray(L, -1);
-    if (!a || !a->storage)
+    if (!a)
       luaL_error(L, "%s: element %d of the list is not an array", op, i + 1);
+    if (!a->storage)
+      luaL_error(L, "%s: array %d of the list was freed", op, i + 1);
     v[i] = a;
     lua_pop(L, 1);
   }
@@ -219,7 +221,7 @@ static int l_split(lua_State *L) {
   } else {
     lua_Integer s = luaL_checkinteger(L, 2);
     if (s <= 0) return luaL_error(L, "split: split size must be positive, got %I", s);
-    n = len == 0 ? 1 : (len + s - 1) / s;
+    n = len == 0 ? 1 : (len - 1) / s + 1;
     if (n > MAX_PIECES) return luaL_error(L, "split: too many pieces (%I)", (lua_Integer)n);
     sizes = lua_newuserdatauv(L, (size_t)n * sizeof *sizes, 0);
     for (int64_t i = 0; i < n; i++) sizes[i] = i + 1 < n ? s : len - s * (n - 1);

@@ -121,14 +121,17 @@ int ml_array_empty(ml_array *out, ml_dtype dtype, int ndim,
   if (ndim < 0 || ndim > ML_MAX_DIMS)
     return ml_fail(ML_EINVAL, "arrays have at most %d dimensions, not %d",
                    ML_MAX_DIMS, ndim);
-  size_t n = 1;
+  /* span: the product of the nonzero sizes, which bounds the strides even
+   * when n is 0 */
+  size_t n = 1, span = 1;
   for (int d = 0; d < ndim; d++) {
     if (shape[d] < 0)
       return ml_fail(ML_EINVAL, "negative dimension in shape %s",
                      ml_shape_str(ndim, shape, buf, sizeof buf));
-    if (shape[d] > 0 && n > (SIZE_MAX >> 4) / (size_t)shape[d])
+    if (shape[d] > 0 && span > (SIZE_MAX >> 4) / (size_t)shape[d])
       return ml_fail(ML_EINVAL, "shape %s is too large",
                      ml_shape_str(ndim, shape, buf, sizeof buf));
+    if (shape[d] > 0) span *= (size_t)shape[d];
     n *= (size_t)shape[d];
   }
   ml_storage *s;

@@ -162,9 +162,13 @@ int ml_split(ml_array *const *outs, const ml_array *a, int dim, int n,
     return ml_fail(ML_EINVAL, "split: dimension %d out of range for %d dimension%s",
                    dim + 1, a->ndim, a->ndim == 1 ? "" : "s");
   int64_t total = 0;
-  for (int i = 0; i < n; i++) {
+  for (int i = 0; i < n; i++)
     if (sizes[i] < 0)
       return ml_fail(ML_EINVAL, "split: negative size %lld", (long long)sizes[i]);
+  for (int i = 0; i < n; i++) {
+    if (sizes[i] > a->shape[dim] - total) /* also keeps total from overflowing */
+      return ml_fail(ML_EINVAL, "split: sizes add up to more than the size %lld of dimension %d",
+                     (long long)a->shape[dim], dim + 1);
     total += sizes[i];
   }
   if (total != a->shape[dim])

@@ -26,10 +26,12 @@ static void begin_view(ml_array *out, const ml_array *a) {
 
 int ml_view_narrow(const char *op, ml_array *out, const ml_array *a, int dim,
                    int64_t start, int64_t length) {
-  if (start < 0 || length < 0 || start + length > a->shape[dim])
+  if (start < 0 || length < 0 || start > a->shape[dim] ||
+      length > a->shape[dim] - start) /* start + length may overflow */
     return ml_fail(ML_EINVAL, "%s: range %lld..%lld out of bounds for dimension %d of size %lld",
-                   op, (long long)start + 1, (long long)(start + length), dim + 1,
-                   (long long)a->shape[dim]);
+                   op, (long long)start + 1,
+                   (long long)(length > INT64_MAX - start ? INT64_MAX : start + length),
+                   dim + 1, (long long)a->shape[dim]);
   begin_view(out, a);
   out->offset += start * out->strides[dim];
   out->shape[dim] = length;
@@ -54,13 +56,14 @@ int ml_view_select(const char *op, ml_array *out, const ml_array *a, int dim,
 int ml_view_stride(const char *op, ml_array *out, const ml_array *a, int dim,
                    int64_t start, int64_t count, int64_t step) {
   if (step <= 0 || start < 0 || count < 0 ||
-      (count > 0 && start + (count - 1) * step >= a->shape[dim]))
+      (count > 0 && (start >= a->shape[dim] ||
+                     count - 1 > (a->shape[dim] - 1 - start) / step)))
     return ml_fail(ML_EINVAL, "%s: slice out of bounds for dimension %d of size %lld",
                    op, dim + 1, (long long)a->shape[dim]);
   begin_view(out, a);
   out->offset += start * out->strides[dim];
   out->shape[dim] = count;
-  out->strides[dim] *= step;
+  if (count > 1) out->strides[dim] *= step; /* else any step, any stride */
   return ML_OK;
 }
 
@@ -149,6 +152,16 @@ int ml_view_expand(const char *op, ml_array *out, const ml_array *a, int ndim,
     return ml_fail(ML_EINVAL, "%s: cannot expand shape %s to %s", op,
                    ml_shape_str(a->ndim, a->shape, b1, sizeof b1),
                    ml_shape_str(ndim, shape, b2, sizeof b2));
+  /* The view allocates nothing, so nothing else bounds its size: the
+   * product of its nonzero sizes (its element count, and the bound of
+   * its C-order strides) must stay an int64. */
+  int64_t span = 1;
+  for (int i = 0; i < ndim; i++) {
+    if (shape[i] > 0 && span > INT64_MAX / shape[i])
+      return ml_fail(ML_EINVAL, "%s: shape %s is too large", op,
+                     ml_shape_str(ndim, shape, b2, sizeof b2));
+    if (shape[i] > 0) span *= shape[i];
+  }
   int64_t strides[ML_MAX_DIMS];
   for (int i = 0; i < ndim; i++) {
     int ad = a->ndim - ndim + i;
@@ -174,15 +187,20 @@ int ml_view_expand(const char *op, ml_array *out, const ml_array *a, int ndim,
 
 int ml_infer_shape(const char *op, int64_t numel, int ndim, int64_t *shape) {
   int infer = -1;
-  int64_t known = 1;
+  int64_t known = 1, span = 1; /* span: of the nonzero sizes, kept an int64 */
   for (int d = 0; d < ndim; d++) {
     if (shape[d] == -1) {
       if (infer >= 0) return ml_fail(ML_EINVAL, "%s: only one dimension can be -1", op);
       infer = d;
     } else if (shape[d] < 0) {
       return ml_fail(ML_EINVAL, "%s: negative dimension %lld", op, (long long)shape[d]);
+    } else if (shape[d] > 0 && span > INT64_MAX / shape[d]) {
+      char b[ML_SHAPE_STR_MAX];
+      return ml_fail(ML_EINVAL, "%s: cannot reshape %lld elements into shape %s", op,
+                     (long long)numel, ml_shape_str(ndim, shape, b, sizeof b));
     } else {
       known *= shape[d];
+      if (shape[d] > 0) span *= shape[d];
     }
   }
   if (infer >= 0 && known > 0 && numel % known == 0) {

@@ -130,10 +130,13 @@ int cpu_iota(const ml_array *dst, ml_scalar start, ml_scalar step) {
       ml_scalar_store(p + i * (int64_t)ml_dtype_size(dst->dtype), dst->dtype,
                       ml_scalar_float(a + (double)i * h));
   } else {
-    int64_t a = ml_scalar_to_int64(start), h = ml_scalar_to_int64(step);
+    /* In wrapping arithmetic: over a range wider than INT64_MAX, i * h
+     * alone may not fit an int64 although a + i * h does. */
+    uint64_t a = (uint64_t)ml_scalar_to_int64(start);
+    uint64_t h = (uint64_t)ml_scalar_to_int64(step);
     for (int64_t i = 0; i < n; i++)
       ml_scalar_store(p + i * (int64_t)ml_dtype_size(dst->dtype), dst->dtype,
-                      ml_scalar_int(a + i * h));
+                      ml_scalar_int((int64_t)(a + (uint64_t)i * h)));
   }
   return ML_OK;
 }

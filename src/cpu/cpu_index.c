@@ -84,12 +84,18 @@ typedef struct {
   int bad;
 } gather_ctx;
 
+/* The 1-based int64 index at p, 0-based; wrapping, so that the smallest
+ * int64 becomes a large (out of range) index rather than overflowing. */
+static inline int64_t zero_based(const char *p) {
+  return (int64_t)((uint64_t)*(const int64_t *)p - 1);
+}
+
 /* ptrs: out, in at dim index 0, index. */
 static void gather_run(void *vctx, int64_t n, char *const *p,
                        const int64_t *bs) {
   gather_ctx *c = vctx;
   if (bs[2] == 0) { /* one index for the whole run (index_select rows) */
-    int64_t k = *(const int64_t *)p[2] - 1;
+    int64_t k = zero_based(p[2]);
     if ((uint64_t)k >= (uint64_t)c->size) {
 #pragma omp atomic write
       c->bad = 1;
@@ -105,7 +111,7 @@ static void gather_run(void *vctx, int64_t n, char *const *p,
     return;
   }
   for (int64_t i = 0; i < n; i++) {
-    int64_t k = *(const int64_t *)(p[2] + i * bs[2]) - 1;
+    int64_t k = zero_based(p[2] + i * bs[2]);
     if ((uint64_t)k >= (uint64_t)c->size) {
 #pragma omp atomic write
       c->bad = 1;
@@ -150,7 +156,7 @@ static void scatter_run(void *vctx, int64_t n, char *const *p,
                         const int64_t *bs) {
   gather_ctx *c = vctx;
   for (int64_t i = 0; i < n; i++) {
-    int64_t k = *(const int64_t *)(p[1] + i * bs[1]) - 1;
+    int64_t k = zero_based(p[1] + i * bs[1]);
     if ((uint64_t)k >= (uint64_t)c->size) {
 #pragma omp atomic write
       c->bad = 1;
