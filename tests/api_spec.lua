@@ -215,9 +215,12 @@ describe("api: error messages name the operation", function()
   end)
 
   it("names the devices when a device is missing", function()
-    if ml.cuda.available() then return end
-    assert.equal("device cuda:0: this moonlab was built without CUDA",
-                 errmsg(function() return x:to("cuda") end))
+    local n = ml.cuda.device_count()
+    local msg = errmsg(function() return x:to("cuda:" .. n) end)
+    assert.truthy(msg == ("device cuda:%d is not present (%d cuda device%s)"):format(
+                    n, n, n == 1 and "" or "s")
+                  or msg == ("device cuda:%d: this moonlab was built without CUDA"):format(n),
+                  msg)
   end)
 
   it("raises for freed arrays in every area", function()
