@@ -267,4 +267,14 @@ describe("subscript writes", function()
     assert.has_error(function() x[ml.ones(2, 3, {dtype = "uint8"})] = {1, 2} end,
       "index: cannot expand shape 2 to 2x3")
   end)
+
+  it("drops a value's leading size-1 dimensions on assignment, as NumPy", function()
+    local r = ml.arange(6):reshape(2, 3)
+    r[1] = r[{{2}}]
+    assert.same({{3, 4, 5}, {3, 4, 5}}, r:totable())
+    r[{2, {}}] = ml.array({{{7, 8, 9}}})
+    assert.same({{3, 4, 5}, {7, 8, 9}}, r:totable())
+    assert.has_error(function() r[1] = ml.ones(2, 3) end,
+      "index: cannot expand shape 2x3 to 3")
+  end)
 end)

@@ -28,8 +28,16 @@ static int may_overlap(const ml_array *a, const ml_array *b) {
 int ml_copy(const char *op, const ml_array *dst, const ml_array *src) {
   int rc = ml_check_same_device(op, dst, src);
   if (rc) return rc;
+  /* Leading size-1 dimensions of src beyond dst's rank are dropped, as
+   * NumPy does: x[1] = y[{{2}}] writes a 1x3 row into a row of 3. */
+  ml_array s = *src;
+  while (s.ndim > dst->ndim && s.shape[0] == 1) {
+    s.ndim--;
+    memmove(s.shape, s.shape + 1, (size_t)s.ndim * sizeof *s.shape);
+    memmove(s.strides, s.strides + 1, (size_t)s.ndim * sizeof *s.strides);
+  }
   ml_array b = {0}, tmp = {0};
-  rc = ml_view_expand(op, &b, src, dst->ndim, dst->shape);
+  rc = ml_view_expand(op, &b, &s, dst->ndim, dst->shape);
   if (rc) return rc;
   const ml_backend *be;
   rc = ml_backend_get(ml_array_device(dst), &be);
