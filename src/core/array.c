@@ -36,7 +36,9 @@ static void relieve_pressure(void) {
 }
 
 static void format_bytes(size_t n, char *buf, size_t len) {
-  if (n >= ((size_t)1 << 30))
+  if (n >= ((size_t)1 << 40))
+    snprintf(buf, len, "%.1f TiB", (double)n / ((size_t)1 << 40));
+  else if (n >= ((size_t)1 << 30))
     snprintf(buf, len, "%.1f GiB", (double)n / (1 << 30));
   else if (n >= ((size_t)1 << 20))
     snprintf(buf, len, "%.1f MiB", (double)n / (1 << 20));
