@@ -17,49 +17,7 @@
 #include <type_traits>
 
 #include "common.cuh"
-
-/* ---- integer helpers (the CPU's, in int64) ---- */
-
-__device__ __forceinline__ int64_t idiv_int(int64_t a, int64_t b) {
-  if (b == 0) return 0;
-  if (b == -1) return (int64_t)(0 - (uint64_t)a);
-  int64_t q = a / b;
-  return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
-}
-
-__device__ __forceinline__ int64_t mod_int(int64_t a, int64_t b) {
-  if (b == 0 || b == -1) return 0;
-  int64_t r = a % b;
-  return (r != 0 && (r < 0) != (b < 0)) ? r + b : r;
-}
-
-__device__ __forceinline__ int64_t pow_int(int64_t a, int64_t e) {
-  if (e < 0) return a == 1 ? 1 : a == -1 ? ((e & 1) ? -1 : 1) : 0;
-  uint64_t r = 1, b = (uint64_t)a;
-  for (; e; e >>= 1) {
-    if (e & 1) r *= b;
-    b *= b;
-  }
-  return (int64_t)r;
-}
-
-/* ---- float helpers (NumPy's npy_divmod, in double) ---- */
-
-__device__ __forceinline__ double mod_float(double a, double b) {
-  double m = fmod(a, b);
-  if (b == 0) return m;
-  if (m == 0) return copysign(0.0, b);
-  return (b < 0) != (m < 0) ? m + b : m;
-}
-
-__device__ __forceinline__ double idiv_float(double a, double b) {
-  if (b == 0) return a / b;
-  double m = fmod(a, b), d = __ddiv_rn(__dsub_rn(a, m), b);
-  if (m != 0 && (b < 0) != (m < 0)) d -= 1.0;
-  if (d == 0) return copysign(0.0, a / b);
-  double f = floor(d);
-  return d - f > 0.5 ? f + 1.0 : f;
-}
+#include "../src/core/scalar_math.h"
 
 /* 1 / (1 + exp(-x)) from exp(-|x|), as the CPU computes it. */
 __device__ __forceinline__ double sigmoid(double x) {
@@ -106,17 +64,17 @@ template <class T> struct Arith {
   __device__ __forceinline__ T operator()(T a, T b) const {
     if constexpr (std::is_integral<T>::value) {
       switch (op) {
-        case ML_POW: return (T)pow_int(a, b);
-        case ML_IDIV: return (T)idiv_int(a, b);
-        case ML_MOD: return (T)mod_int(a, b);
+        case ML_POW: return (T)ml_pow_int(a, b);
+        case ML_IDIV: return (T)ml_idiv_int(a, b);
+        case ML_MOD: return (T)ml_mod_int(a, b);
         case ML_MINIMUM: return a < b ? a : b;
         default: return a > b ? a : b;
       }
     } else {
       switch (op) {
         case ML_POW: return (T)pow((double)a, (double)b);
-        case ML_IDIV: return (T)idiv_float(a, b);
-        case ML_MOD: return (T)mod_float(a, b);
+        case ML_IDIV: return (T)ml_idiv_float(a, b);
+        case ML_MOD: return (T)ml_mod_float(a, b);
         case ML_MINIMUM: return (a < b || a != a) ? a : b;
         default: return (a > b || a != a) ? a : b;
       }

@@ -21,6 +21,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "../core/scalar_math.h"
 #include "../core/status.h"
 #include "cpu.h"
 #include "strided.h"
@@ -40,65 +41,6 @@
 #endif
 
 /* ---- element functions ---- */
-
-/* Integers of every dtype compute in int64 and narrow on store, which
- * wraps; unsigned arithmetic keeps int64 overflow defined. */
-static inline int64_t add_int(int64_t a, int64_t b) {
-  return (int64_t)((uint64_t)a + (uint64_t)b);
-}
-
-static inline int64_t sub_int(int64_t a, int64_t b) {
-  return (int64_t)((uint64_t)a - (uint64_t)b);
-}
-
-static inline int64_t mul_int(int64_t a, int64_t b) {
-  return (int64_t)((uint64_t)a * (uint64_t)b);
-}
-
-static inline int64_t neg_int(int64_t a) { return sub_int(0, a); }
-
-static inline int64_t abs_int(int64_t a) { return a < 0 ? neg_int(a) : a; }
-
-static inline int64_t idiv_int(int64_t a, int64_t b) {
-  if (b == 0) return 0;
-  if (b == -1) return neg_int(a); /* INT64_MIN / -1 would trap */
-  int64_t q = a / b;
-  return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
-}
-
-static inline int64_t mod_int(int64_t a, int64_t b) {
-  if (b == 0 || b == -1) return 0;
-  int64_t r = a % b;
-  return (r != 0 && (r < 0) != (b < 0)) ? r + b : r;
-}
-
-static inline int64_t pow_int(int64_t a, int64_t e) {
-  if (e < 0) return a == 1 ? 1 : a == -1 ? ((e & 1) ? -1 : 1) : 0;
-  uint64_t r = 1, b = (uint64_t)a;
-  for (; e; e >>= 1) {
-    if (e & 1) r *= b;
-    b *= b;
-  }
-  return (int64_t)r;
-}
-
-/* Float floor division and modulo as NumPy's npy_divmod; float32 operands
- * compute in double (fmod is exact) and round on store. */
-static inline double mod_float(double a, double b) {
-  double m = fmod(a, b);
-  if (b == 0) return m;
-  if (m == 0) return copysign(0.0, b);
-  return (b < 0) != (m < 0) ? m + b : m;
-}
-
-static inline double idiv_float(double a, double b) {
-  if (b == 0) return a / b;
-  double m = fmod(a, b), d = (a - m) / b;
-  if (m != 0 && (b < 0) != (m < 0)) d -= 1.0;
-  if (d == 0) return copysign(0.0, a / b);
-  double f = floor(d);
-  return d - f > 0.5 ? f + 1.0 : f;
-}
 
 static inline uint64_t bits_of(double x) {
   uint64_t u;
@@ -302,8 +244,8 @@ VECTOR_CLONES static void unary_f32(void *ctx, int64_t n, char *const *p,
 VECTOR_CLONES static void unary_i64(void *ctx, int64_t n, char *const *p,
                                   const int64_t *s) {
   switch (*(const ml_unop *)ctx) {
-    case ML_NEG: RUN1(int64_t, int64_t, neg_int); break;
-    case ML_ABS: RUN1(int64_t, int64_t, abs_int); break;
+    case ML_NEG: RUN1(int64_t, int64_t, ml_neg_int); break;
+    case ML_ABS: RUN1(int64_t, int64_t, ml_abs_int); break;
     case ML_NOT: RUN1(int64_t, uint8_t, NOT); break;
     case ML_ISNAN: case ML_ISINF: RUN1(int64_t, uint8_t, NEVER); break;
     case ML_ISFINITE: RUN1(int64_t, uint8_t, ALWAYS); break;
@@ -314,8 +256,8 @@ VECTOR_CLONES static void unary_i64(void *ctx, int64_t n, char *const *p,
 VECTOR_CLONES static void unary_i32(void *ctx, int64_t n, char *const *p,
                                   const int64_t *s) {
   switch (*(const ml_unop *)ctx) {
-    case ML_NEG: RUN1(int32_t, int32_t, neg_int); break;
-    case ML_ABS: RUN1(int32_t, int32_t, abs_int); break;
+    case ML_NEG: RUN1(int32_t, int32_t, ml_neg_int); break;
+    case ML_ABS: RUN1(int32_t, int32_t, ml_abs_int); break;
     case ML_NOT: RUN1(int32_t, uint8_t, NOT); break;
     case ML_ISNAN: case ML_ISINF: RUN1(int32_t, uint8_t, NEVER); break;
     case ML_ISFINITE: RUN1(int32_t, uint8_t, ALWAYS); break;
@@ -326,7 +268,7 @@ VECTOR_CLONES static void unary_i32(void *ctx, int64_t n, char *const *p,
 VECTOR_CLONES static void unary_u8(void *ctx, int64_t n, char *const *p,
                                   const int64_t *s) {
   switch (*(const ml_unop *)ctx) {
-    case ML_NEG: RUN1(uint8_t, uint8_t, neg_int); break;
+    case ML_NEG: RUN1(uint8_t, uint8_t, ml_neg_int); break;
     case ML_NOT: RUN1(uint8_t, uint8_t, NOT); break;
     case ML_ISNAN: case ML_ISINF: RUN1(uint8_t, uint8_t, NEVER); break;
     case ML_ISFINITE: RUN1(uint8_t, uint8_t, ALWAYS); break;
@@ -362,8 +304,8 @@ VECTOR_CLONES static void binary_f64(void *ctx, int64_t n, char *const *p,
     case ML_MUL: RUN2(double, double, MUL); break;
     case ML_DIV: RUN2(double, double, DIV); break;
     case ML_POW: RUN2(double, double, pow); break;
-    case ML_IDIV: RUN2(double, double, idiv_float); break;
-    case ML_MOD: RUN2(double, double, mod_float); break;
+    case ML_IDIV: RUN2(double, double, ml_idiv_float); break;
+    case ML_MOD: RUN2(double, double, ml_mod_float); break;
     case ML_MINIMUM: RUN2(double, double, MIN_NAN); break;
     case ML_MAXIMUM: RUN2(double, double, MAX_NAN); break;
     case ML_EQ: RUN2(double, uint8_t, EQ); break;
@@ -384,8 +326,8 @@ VECTOR_CLONES static void binary_f32(void *ctx, int64_t n, char *const *p,
     case ML_MUL: RUN2(float, float, MUL); break;
     case ML_DIV: RUN2(float, float, DIV); break;
     case ML_POW: RUN2(float, float, powf); break;
-    case ML_IDIV: RUN2(float, float, idiv_float); break;
-    case ML_MOD: RUN2(float, float, mod_float); break;
+    case ML_IDIV: RUN2(float, float, ml_idiv_float); break;
+    case ML_MOD: RUN2(float, float, ml_mod_float); break;
     case ML_MINIMUM: RUN2(float, float, MIN_NAN); break;
     case ML_MAXIMUM: RUN2(float, float, MAX_NAN); break;
     case ML_EQ: RUN2(float, uint8_t, EQ); break;
@@ -401,12 +343,12 @@ VECTOR_CLONES static void binary_f32(void *ctx, int64_t n, char *const *p,
 VECTOR_CLONES static void binary_i64(void *ctx, int64_t n, char *const *p,
                                   const int64_t *s) {
   switch (*(const ml_binop *)ctx) {
-    case ML_ADD: RUN2(int64_t, int64_t, add_int); break;
-    case ML_SUB: RUN2(int64_t, int64_t, sub_int); break;
-    case ML_MUL: RUN2(int64_t, int64_t, mul_int); break;
-    case ML_POW: RUN2(int64_t, int64_t, pow_int); break;
-    case ML_IDIV: RUN2(int64_t, int64_t, idiv_int); break;
-    case ML_MOD: RUN2(int64_t, int64_t, mod_int); break;
+    case ML_ADD: RUN2(int64_t, int64_t, ml_add_int); break;
+    case ML_SUB: RUN2(int64_t, int64_t, ml_sub_int); break;
+    case ML_MUL: RUN2(int64_t, int64_t, ml_mul_int); break;
+    case ML_POW: RUN2(int64_t, int64_t, ml_pow_int); break;
+    case ML_IDIV: RUN2(int64_t, int64_t, ml_idiv_int); break;
+    case ML_MOD: RUN2(int64_t, int64_t, ml_mod_int); break;
     case ML_MINIMUM: RUN2(int64_t, int64_t, MIN); break;
     case ML_MAXIMUM: RUN2(int64_t, int64_t, MAX); break;
     case ML_EQ: RUN2(int64_t, uint8_t, EQ); break;
@@ -422,12 +364,12 @@ VECTOR_CLONES static void binary_i64(void *ctx, int64_t n, char *const *p,
 VECTOR_CLONES static void binary_i32(void *ctx, int64_t n, char *const *p,
                                   const int64_t *s) {
   switch (*(const ml_binop *)ctx) {
-    case ML_ADD: RUN2(int32_t, int32_t, add_int); break;
-    case ML_SUB: RUN2(int32_t, int32_t, sub_int); break;
-    case ML_MUL: RUN2(int32_t, int32_t, mul_int); break;
-    case ML_POW: RUN2(int32_t, int32_t, pow_int); break;
-    case ML_IDIV: RUN2(int32_t, int32_t, idiv_int); break;
-    case ML_MOD: RUN2(int32_t, int32_t, mod_int); break;
+    case ML_ADD: RUN2(int32_t, int32_t, ml_add_int); break;
+    case ML_SUB: RUN2(int32_t, int32_t, ml_sub_int); break;
+    case ML_MUL: RUN2(int32_t, int32_t, ml_mul_int); break;
+    case ML_POW: RUN2(int32_t, int32_t, ml_pow_int); break;
+    case ML_IDIV: RUN2(int32_t, int32_t, ml_idiv_int); break;
+    case ML_MOD: RUN2(int32_t, int32_t, ml_mod_int); break;
     case ML_MINIMUM: RUN2(int32_t, int32_t, MIN); break;
     case ML_MAXIMUM: RUN2(int32_t, int32_t, MAX); break;
     case ML_EQ: RUN2(int32_t, uint8_t, EQ); break;
@@ -446,9 +388,9 @@ VECTOR_CLONES static void binary_u8(void *ctx, int64_t n, char *const *p,
     case ML_ADD: RUN2(uint8_t, uint8_t, ADD); break;
     case ML_SUB: RUN2(uint8_t, uint8_t, SUB); break;
     case ML_MUL: RUN2(uint8_t, uint8_t, MUL); break;
-    case ML_POW: RUN2(uint8_t, uint8_t, pow_int); break;
-    case ML_IDIV: RUN2(uint8_t, uint8_t, idiv_int); break;
-    case ML_MOD: RUN2(uint8_t, uint8_t, mod_int); break;
+    case ML_POW: RUN2(uint8_t, uint8_t, ml_pow_int); break;
+    case ML_IDIV: RUN2(uint8_t, uint8_t, ml_idiv_int); break;
+    case ML_MOD: RUN2(uint8_t, uint8_t, ml_mod_int); break;
     case ML_MINIMUM: RUN2(uint8_t, uint8_t, MIN); break;
     case ML_MAXIMUM: RUN2(uint8_t, uint8_t, MAX); break;
     case ML_EQ: RUN2(uint8_t, uint8_t, EQ); break;
