@@ -3,14 +3,16 @@
  *
  * knn_tile: one GEMM (OpenBLAS, threaded by itself) puts the tile's dot
  * products in the work block; then OpenMP splits the query rows. Each row
- * turns its dot products into keys in place, and merges them into its
- * candidate list, kept as a max-heap by (key, index): blocks of keys that
- * hold nothing better than the worst candidate are skipped by one
- * vectorised test.
+ * turns its dot products into keys in place and gathers those that beat
+ * the worst of its c candidates (a threshold) into a buffer of 3c + BLOCK
+ * pairs, a block at a time without branches; when the buffer is nearly
+ * full, a quickselect keeps the c best and tightens the threshold. Blocks of keys with nothing under the threshold are
+ * skipped by one vectorised test, so that a row of a large tile costs
+ * little more than reading it.
  *
  * knn_refine: OpenMP over query rows; each computes its candidates' exact
  * keys (double, coordinates in order; -std=c11 keeps the compiler from
- * fusing multiply-adds) and sorts them by (key, index). */
+ * fusing multiply-adds), selects the k best and sorts them. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,40 +21,76 @@
 #include "cpu.h"
 #include "strided.h"
 
-/* Keys tested at once against the worst candidate. */
-#define BLOCK 64
+/* Keys tested at once against the threshold. */
+#define BLOCK 32
 
-/* Max-heap of c (key, index) pairs in two arrays: after(a, b) when a comes
- * after b in the order of keys then indices. */
-#define CPU_KNN_HEAP(T)                                                        \
-  static inline int after_##T(T ka, int64_t ia, T kb, int64_t ib) {            \
-    return ka > kb || (ka == kb && ia > ib);                                   \
-  }                                                                            \
-  static void sift_##T(T *key, int64_t *idx, int64_t c, int64_t i) {           \
-    T k = key[i];                                                              \
-    int64_t x = idx[i];                                                        \
-    for (;;) {                                                                 \
-      int64_t ch = 2 * i + 1;                                                  \
-      if (ch >= c) break;                                                      \
-      if (ch + 1 < c && after_##T(key[ch + 1], idx[ch + 1], key[ch], idx[ch])) \
-        ch++;                                                                  \
-      if (!after_##T(key[ch], idx[ch], k, x)) break;                           \
-      key[i] = key[ch];                                                        \
-      idx[i] = idx[ch];                                                        \
-      i = ch;                                                                  \
-    }                                                                          \
-    key[i] = k;                                                                \
-    idx[i] = x;                                                                \
+/* A candidate: its key as an unsigned integer in the order of the keys
+ * (NaN last, -0 as +0, as in cpu_sort.c), and its 1-based index. */
+typedef struct {
+  uint64_t key;
+  int64_t idx;
+} pair;
+
+static inline uint64_t order_key(double v) {
+  if (v != v) return UINT64_MAX;
+  v += 0.0; /* -0 becomes +0 */
+  uint64_t u;
+  memcpy(&u, &v, sizeof u);
+  return u ^ ((uint64_t)((int64_t)u >> 63) | (uint64_t)1 << 63);
+}
+
+/* The double of an order_key (NaN for UINT64_MAX). */
+static inline double key_value(uint64_t u) {
+  u = u >> 63 ? u & ~((uint64_t)1 << 63) : ~u;
+  double v;
+  memcpy(&v, &u, sizeof v);
+  return v;
+}
+
+static inline int before(pair a, pair b) {
+  return a.key < b.key || (a.key == b.key && a.idx < b.idx);
+}
+
+static int by_pair(const void *a, const void *b) {
+  return before(*(const pair *)a, *(const pair *)b) ? -1
+         : before(*(const pair *)b, *(const pair *)a) ? 1 : 0;
+}
+
+/* Moves the c smallest of p[0..n) into p[0..c), the largest of them at
+ * p[c - 1] (quickselect, median-of-three pivots); 0 < c <= n. */
+static void select_first(pair *p, int64_t n, int64_t c) {
+  int64_t lo = 0, hi = n - 1, nth = c - 1;
+  while (hi > lo) {
+    int64_t mid = lo + (hi - lo) / 2;
+    pair t;
+    if (before(p[mid], p[lo])) t = p[mid], p[mid] = p[lo], p[lo] = t;
+    if (before(p[hi], p[lo])) t = p[hi], p[hi] = p[lo], p[lo] = t;
+    if (before(p[hi], p[mid])) t = p[hi], p[hi] = p[mid], p[mid] = t;
+    pair pivot = p[mid];
+    int64_t i = lo, j = hi;
+    while (i <= j) {
+      while (before(p[i], pivot)) i++;
+      while (before(pivot, p[j])) j--;
+      if (i <= j) {
+        t = p[i], p[i] = p[j], p[j] = t;
+        i++;
+        j--;
+      }
+    }
+    if (nth <= j)
+      hi = j;
+    else if (nth >= i)
+      lo = i;
+    else
+      return;
   }
-
-CPU_KNN_HEAP(float)
-CPU_KNN_HEAP(double)
+}
 
 /* Row i of the tile: keys from the dot products in work, merged into the
- * row's candidate list. */
+ * row's candidate list with buf (room for cap >= c + BLOCK pairs). */
 #define CPU_KNN_ROW(name, T)                                                   \
-  static void name(const ml_knn_tile *t, int64_t i) {                          \
-    int64_t nt = t->refs->shape[0], c = t->keys->shape[1];                     \
+  static void name(const ml_knn_tile *t, int64_t i, pair *buf, int64_t cap) {  \
+    int64_t nt = t->refs->shape[0], c = t->keys->shape[1], n = 0;              \
     T *w = (T *)ml_array_data(t->work) + i * nt;                               \
     T *key = (T *)ml_array_data(t->keys) + i * c;                              \
     int64_t *idx = (int64_t *)ml_array_data(t->index) + i * c;                 \
@@ -72,26 +110,41 @@ CPU_KNN_HEAP(double)
           w[j] = (qa + ra[j]) - 2 * w[j];                                      \
         break;                                                                 \
     }                                                                          \
-    for (int64_t j = c / 2; j-- > 0;) sift_##T(key, idx, c, j);                \
+    double tau = -INFINITY;                                                    \
+    for (int64_t j = 0; j < c; j++)                                            \
+      if (idx[j] != INT64_MAX) {                                               \
+        buf[n++] = (pair){order_key(key[j]), idx[j]};                          \
+        if (key[j] > tau) tau = key[j];                                        \
+      }                                                                        \
+    if (n < c) tau = INFINITY;                                                 \
     for (int64_t j0 = 0; j0 < nt; j0 += BLOCK) {                               \
       int64_t j1 = j0 + BLOCK < nt ? j0 + BLOCK : nt;                          \
-      T top = key[0];                                                          \
-      int hit = 0;                                                             \
       if (j1 - j0 == BLOCK) {                                                  \
+        T th = (T)tau; /* exact: tau is a key or an infinity */                \
+        int hit = 0;                                                           \
         _Pragma("omp simd reduction(|:hit)") for (int64_t j = 0; j < BLOCK;    \
-                                                  j++) hit |= !(w[j0 + j] > top); \
+                                                  j++) hit |= !(w[j0 + j] > th); \
         if (!hit) continue;                                                    \
       }                                                                        \
-      for (int64_t j = j0; j < j1; j++) {                                      \
-        T x = w[j];                                                            \
-        int64_t id = t->base + j + 1;                                          \
-        if (x > key[0] || id == self) continue;                                \
-        if (x != x) x = (T)INFINITY;                                           \
-        if (!after_##T(key[0], idx[0], x, id)) continue;                       \
-        key[0] = x;                                                            \
-        idx[0] = id;                                                           \
-        sift_##T(key, idx, c, 0);                                              \
+      if (n > cap - BLOCK) {                                                   \
+        select_first(buf, n, c);                                               \
+        n = c;                                                                 \
+        tau = key_value(buf[c - 1].key);                                       \
       }                                                                        \
+      for (int64_t j = j0; j < j1; j++) {                                      \
+        double x = w[j];                                                       \
+        int64_t id = t->base + j + 1;                                          \
+        buf[n] = (pair){order_key(x == x ? x : INFINITY), id};                 \
+        n += !(x > tau) & (id != self);                                        \
+      }                                                                        \
+    }                                                                          \
+    if (n > c) {                                                               \
+      select_first(buf, n, c);                                                 \
+      n = c;                                                                   \
+    }                                                                          \
+    for (int64_t j = 0; j < c; j++) {                                          \
+      key[j] = j < n ? (T)key_value(buf[j].key) : (T)INFINITY;                 \
+      idx[j] = j < n ? buf[j].idx : INT64_MAX;                                 \
     }                                                                          \
   }
 
@@ -100,7 +153,7 @@ CPU_KNN_ROW(tile_row_f64, double)
 
 int cpu_knn_tile(const ml_knn_tile *t) {
   int64_t mt = t->queries->shape[0], nt = t->refs->shape[0];
-  int64_t d = t->queries->shape[1];
+  int64_t d = t->queries->shape[1], c = t->keys->shape[1];
   if (mt == 0 || nt == 0) return ML_OK;
   int f32 = t->queries->dtype == ML_FLOAT32;
   if (d == 0) {
@@ -114,38 +167,30 @@ int cpu_knn_tile(const ml_knn_tile *t) {
     int rc = cpu_gemm(&g);
     if (rc) return rc;
   }
-  int threads = cpu_threads_for(mt * nt, CPU_PARALLEL_MIN);
+  int64_t cap = 3 * c + BLOCK;
+  int threads = cpu_threads_for(mt * nt, CPU_PARALLEL_MIN), failed = 0;
   if (threads > mt) threads = (int)mt;
-#pragma omp parallel for num_threads(threads) if (threads > 1) schedule(dynamic, 16)
-  for (int64_t i = 0; i < mt; i++) {
-    if (f32)
-      tile_row_f32(t, i);
-    else
-      tile_row_f64(t, i);
+#pragma omp parallel num_threads(threads) if (threads > 1)
+  {
+    pair *buf = malloc((size_t)cap * sizeof *buf);
+    if (!buf) {
+#pragma omp atomic write
+      failed = 1;
+    }
+#pragma omp for schedule(dynamic, 16)
+    for (int64_t i = 0; i < mt; i++) {
+      if (!buf) continue;
+      if (f32)
+        tile_row_f32(t, i, buf, cap);
+      else
+        tile_row_f64(t, i, buf, cap);
+    }
+    free(buf);
   }
+  if (failed)
+    return ml_fail(ML_ENOMEM, "knn: out of memory for %lld candidates a query",
+                   (long long)c);
   return ML_OK;
-}
-
-/* A candidate of the refinement: its exact key, and the key's bits made
- * an unsigned integer in the same order (NaN last), as in cpu_sort.c. */
-typedef struct {
-  uint64_t order;
-  int64_t idx;
-  double key;
-} exact;
-
-static uint64_t order_key(double v) {
-  if (v != v) return UINT64_MAX;
-  if (v == 0) v = 0;
-  uint64_t u;
-  memcpy(&u, &v, sizeof u);
-  return u >> 63 ? ~u : u | (uint64_t)1 << 63;
-}
-
-static int by_exact(const void *pa, const void *pb) {
-  const exact *a = pa, *b = pb;
-  if (a->order != b->order) return a->order < b->order ? -1 : 1;
-  return (a->idx > b->idx) - (a->idx < b->idx);
 }
 
 /* The exact key of q against r (backend.h); qnorm: |q| in double, for the
@@ -179,14 +224,15 @@ static int by_exact(const void *pa, const void *pb) {
 CPU_KNN_EXACT(exact_f32, float)
 CPU_KNN_EXACT(exact_f64, double)
 
+/* The distance reported for an exact key (+0 rather than -0). */
 static double out_distance(ml_knn_metric metric, double key) {
   return metric == ML_KNN_EUCLIDEAN ? sqrt(key)
-         : metric == ML_KNN_IP      ? -key
+         : metric == ML_KNN_IP      ? -key + 0.0
                                     : key;
 }
 
 /* Row i of the refinement, with buf room for the c candidates. */
-static void refine_row(const ml_knn_refine *r, int64_t i, exact *buf) {
+static void refine_row(const ml_knn_refine *r, int64_t i, pair *buf) {
   int64_t d = r->queries->shape[1], c = r->keys->shape[1];
   int64_t k = r->dist->shape[1];
   int f32 = r->queries->dtype == ML_FLOAT32;
@@ -206,23 +252,25 @@ static void refine_row(const ml_knn_refine *r, int64_t i, exact *buf) {
     const char *row = refs + (idx[j] - 1) * d * (int64_t)es;
     double key = f32 ? exact_f32(r->metric, (const float *)q, (const float *)row, d, qnorm)
                      : exact_f64(r->metric, (const double *)q, (const double *)row, d, qnorm);
-    buf[j] = (exact){order_key(key), idx[j], key};
+    buf[j] = (pair){order_key(key), idx[j]};
     double fast = f32 ? ((const float *)ml_array_data(r->keys))[i * c + j]
                       : ((const double *)ml_array_data(r->keys))[i * c + j];
     if (!(fast <= w)) w = fast;
   }
-  qsort(buf, (size_t)c, sizeof *buf, by_exact);
+  if (k < c) select_first(buf, c, k);
+  qsort(buf, (size_t)k, sizeof *buf, by_pair);
   int64_t *near = (int64_t *)ml_array_data(r->nearest) + i * k;
   for (int64_t j = 0; j < k; j++) {
     near[j] = buf[j].idx;
-    double v = out_distance(r->metric, buf[j].key);
+    double v = out_distance(r->metric, key_value(buf[j].key));
     if (f32)
       ((float *)ml_array_data(r->dist))[i * k + j] = (float)v;
     else
       ((double *)ml_array_data(r->dist))[i * k + j] = v;
   }
   double bound = ((const double *)ml_array_data(r->bound))[i];
-  ((uint8_t *)ml_array_data(r->ok))[i] = r->all || w - bound > buf[k - 1].key;
+  ((uint8_t *)ml_array_data(r->ok))[i] =
+      r->all || w - bound > key_value(buf[k - 1].key);
 }
 
 int cpu_knn_refine(const ml_knn_refine *r) {
@@ -233,7 +281,7 @@ int cpu_knn_refine(const ml_knn_refine *r) {
   if (threads > mt) threads = (int)mt;
 #pragma omp parallel num_threads(threads) if (threads > 1)
   {
-    exact *buf = malloc((size_t)c * sizeof *buf);
+    pair *buf = malloc((size_t)c * sizeof *buf);
     if (!buf) {
 #pragma omp atomic write
       failed = 1;
