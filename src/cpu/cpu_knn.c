@@ -1,8 +1,11 @@
 /* k nearest neighbours on the CPU (contracts in core/backend.h, algorithm
  * in core/knn.c).
  *
- * knn_tile: one GEMM (OpenBLAS, threaded by itself) puts the tile's dot
- * products in the work block; then OpenMP splits the query rows. Each row
+ * knn_tile: a GEMM (OpenBLAS, threaded by itself) puts the dot products of
+ * a chunk of the tile's query rows in the work block; then OpenMP splits
+ * the chunk's rows. Chunks of about CHUNK_BYTES leave the rest of a large
+ * work block untouched, so never faulted in, and keep the dot products in
+ * the outer caches on their way from the GEMM to the selection. Each row
  * turns its dot products into keys in place and gathers those that beat
  * the worst of its c candidates (a threshold) into a buffer of 3c + BLOCK
  * pairs, a block at a time without branches; when the buffer is nearly
@@ -21,8 +24,16 @@
 #include "cpu.h"
 #include "strided.h"
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 /* Keys tested at once against the threshold. */
 #define BLOCK 32
+/* Dot products computed at once: about CHUNK_BYTES of them, but at least
+ * CHUNK_ROWS rows (the GEMM repacks the references for every chunk). */
+#define CHUNK_BYTES ((int64_t)64 << 20)
+#define CHUNK_ROWS 64
 
 /* A candidate: its key as an unsigned integer in the order of the keys
  * (NaN last, -0 as +0, as in cpu_sort.c), and its 1-based index. */
@@ -86,12 +97,14 @@ static void select_first(pair *p, int64_t n, int64_t c) {
   }
 }
 
-/* Row i of the tile: keys from the dot products in work, merged into the
- * row's candidate list with buf (room for cap >= c + BLOCK pairs). */
+/* Row i of the tile: keys from its dot products at row wi of work, merged
+ * into the row's candidate list with buf (room for cap >= c + BLOCK
+ * pairs). */
 #define CPU_KNN_ROW(name, T)                                                   \
-  static void name(const ml_knn_tile *t, int64_t i, pair *buf, int64_t cap) {  \
+  static void name(const ml_knn_tile *t, int64_t i, int64_t wi, pair *buf,     \
+                   int64_t cap) {                                              \
     int64_t nt = t->refs->shape[0], c = t->keys->shape[1], n = 0;              \
-    T *w = (T *)ml_array_data(t->work) + i * nt;                               \
+    T *w = (T *)ml_array_data(t->work) + wi * nt;                              \
     T *key = (T *)ml_array_data(t->keys) + i * c;                              \
     int64_t *idx = (int64_t *)ml_array_data(t->index) + i * c;                 \
     const T *ra = t->raux ? (const T *)ml_array_data(t->raux) : NULL;          \
@@ -151,46 +164,60 @@ static void select_first(pair *p, int64_t n, int64_t c) {
 CPU_KNN_ROW(tile_row_f32, float)
 CPU_KNN_ROW(tile_row_f64, double)
 
+/* The dot products of query rows i0 .. i0 + rows - 1 of the tile into the
+ * first rows of work. */
+static int dot_products(const ml_knn_tile *t, int64_t i0, int64_t rows) {
+  int64_t nt = t->refs->shape[0], d = t->queries->shape[1];
+  size_t es = ml_dtype_size(t->queries->dtype);
+  if (d == 0) {
+    memset(ml_array_data(t->work), 0, (size_t)(rows * nt) * es);
+    return ML_OK;
+  }
+  ml_gemm g = {t->queries->dtype, ml_array_device(t->queries), 0, 1,
+               rows, nt, d, 1,
+               (const char *)ml_array_data(t->queries) + i0 * d * (int64_t)es, d, 0,
+               ml_array_data(t->refs), d, 0,
+               ml_array_data(t->work), nt, 0};
+  return cpu_gemm(&g);
+}
+
 int cpu_knn_tile(const ml_knn_tile *t) {
   int64_t mt = t->queries->shape[0], nt = t->refs->shape[0];
-  int64_t d = t->queries->shape[1], c = t->keys->shape[1];
+  int64_t c = t->keys->shape[1];
   if (mt == 0 || nt == 0) return ML_OK;
   int f32 = t->queries->dtype == ML_FLOAT32;
-  if (d == 0) {
-    memset(ml_array_data(t->work), 0, ml_array_nbytes(t->work));
-  } else {
-    ml_gemm g = {t->queries->dtype, ml_array_device(t->queries), 0, 1,
-                 mt, nt, d, 1,
-                 ml_array_data(t->queries), d, 0,
-                 ml_array_data(t->refs), d, 0,
-                 ml_array_data(t->work), nt, 0};
-    int rc = cpu_gemm(&g);
-    if (rc) return rc;
-  }
+  int64_t chunk = CHUNK_BYTES / (nt * (int64_t)ml_dtype_size(t->queries->dtype));
+  if (chunk < CHUNK_ROWS) chunk = CHUNK_ROWS;
+  if (chunk > mt) chunk = mt;
   int64_t cap = 3 * c + BLOCK;
-  int threads = cpu_threads_for(mt * nt, CPU_PARALLEL_MIN), failed = 0;
-  if (threads > mt) threads = (int)mt;
-#pragma omp parallel num_threads(threads) if (threads > 1)
-  {
-    pair *buf = malloc((size_t)cap * sizeof *buf);
-    if (!buf) {
-#pragma omp atomic write
-      failed = 1;
-    }
-#pragma omp for schedule(dynamic, 16)
-    for (int64_t i = 0; i < mt; i++) {
-      if (!buf) continue;
-      if (f32)
-        tile_row_f32(t, i, buf, cap);
-      else
-        tile_row_f64(t, i, buf, cap);
-    }
-    free(buf);
-  }
-  if (failed)
+  int threads = cpu_threads_for(chunk * nt, CPU_PARALLEL_MIN), rc = ML_OK;
+  if (threads > chunk) threads = (int)chunk;
+  pair *bufs = malloc((size_t)(threads * cap) * sizeof *bufs);
+  if (!bufs)
     return ml_fail(ML_ENOMEM, "knn: out of memory for %lld candidates a query",
                    (long long)c);
-  return ML_OK;
+  for (int64_t i0 = 0; i0 < mt; i0 += chunk) {
+    int64_t rows = mt - i0 < chunk ? mt - i0 : chunk;
+    rc = dot_products(t, i0, rows);
+    if (rc) break;
+#pragma omp parallel num_threads(threads) if (threads > 1)
+    {
+#ifdef _OPENMP
+      pair *buf = bufs + omp_get_thread_num() * cap;
+#else
+      pair *buf = bufs;
+#endif
+#pragma omp for schedule(dynamic, 16)
+      for (int64_t i = i0; i < i0 + rows; i++) {
+        if (f32)
+          tile_row_f32(t, i, i - i0, buf, cap);
+        else
+          tile_row_f64(t, i, i - i0, buf, cap);
+      }
+    }
+  }
+  free(bufs);
+  return rc;
 }
 
 /* The exact key of q against r (backend.h); qnorm: |q| in double, for the
