@@ -220,32 +220,59 @@ int cpu_knn_tile(const ml_knn_tile *t) {
   return rc;
 }
 
-/* The exact key of q against r (backend.h); qnorm: |q| in double, for the
- * cosine. */
+/* The exact keys (backend.h) of q against the LANES rows r[l], into key[l];
+ * qnorm: |q| in double, for the cosine. The lanes are independent sums,
+ * each in the order of the coordinates, written out so that their
+ * additions overlap. */
+#define LANES 4
 #define CPU_KNN_EXACT(name, T)                                                 \
-  static double name(ml_knn_metric metric, const T *q, const T *r, int64_t d,  \
-                     double qnorm) {                                           \
-    double s = 0;                                                              \
+  static void name(ml_knn_metric metric, const T *q, const T *const *r,        \
+                   int64_t d, double qnorm, double *key) {                     \
+    const T *r0 = r[0], *r1 = r[1], *r2 = r[2], *r3 = r[3];                    \
+    double s0 = 0, s1 = 0, s2 = 0, s3 = 0;                                     \
     if (metric == ML_KNN_IP) {                                                 \
-      for (int64_t i = 0; i < d; i++) s += (double)q[i] * (double)r[i];        \
-      return -s;                                                               \
+      for (int64_t i = 0; i < d; i++) {                                        \
+        double x = q[i];                                                       \
+        s0 += x * r0[i];                                                       \
+        s1 += x * r1[i];                                                       \
+        s2 += x * r2[i];                                                       \
+        s3 += x * r3[i];                                                       \
+      }                                                                        \
+      key[0] = -s0, key[1] = -s1, key[2] = -s2, key[3] = -s3;                  \
+      return;                                                                  \
     }                                                                          \
     if (metric == ML_KNN_COSINE) {                                             \
-      double rn = 0;                                                           \
-      for (int64_t i = 0; i < d; i++) rn += (double)r[i] * (double)r[i];       \
-      rn = sqrt(rn);                                                           \
-      if (qnorm == 0 || rn == 0) return 1;                                     \
+      double n0 = 0, n1 = 0, n2 = 0, n3 = 0;                                   \
       for (int64_t i = 0; i < d; i++) {                                        \
-        double x = (double)q[i] / qnorm - (double)r[i] / rn;                   \
-        s += x * x;                                                            \
+        n0 += (double)r0[i] * r0[i];                                           \
+        n1 += (double)r1[i] * r1[i];                                           \
+        n2 += (double)r2[i] * r2[i];                                           \
+        n3 += (double)r3[i] * r3[i];                                           \
       }                                                                        \
-      return s / 2;                                                            \
+      n0 = sqrt(n0), n1 = sqrt(n1), n2 = sqrt(n2), n3 = sqrt(n3);              \
+      for (int64_t i = 0; i < d; i++) {                                        \
+        double x = q[i] / qnorm, e0 = x - r0[i] / n0, e1 = x - r1[i] / n1;     \
+        double e2 = x - r2[i] / n2, e3 = x - r3[i] / n3;                       \
+        s0 += e0 * e0;                                                         \
+        s1 += e1 * e1;                                                         \
+        s2 += e2 * e2;                                                         \
+        s3 += e3 * e3;                                                         \
+      }                                                                        \
+      key[0] = qnorm == 0 || n0 == 0 ? 1 : s0 / 2;                             \
+      key[1] = qnorm == 0 || n1 == 0 ? 1 : s1 / 2;                             \
+      key[2] = qnorm == 0 || n2 == 0 ? 1 : s2 / 2;                             \
+      key[3] = qnorm == 0 || n3 == 0 ? 1 : s3 / 2;                             \
+      return;                                                                  \
     }                                                                          \
     for (int64_t i = 0; i < d; i++) {                                          \
-      double x = (double)q[i] - (double)r[i];                                  \
-      s += x * x;                                                              \
+      double x = q[i], e0 = x - r0[i], e1 = x - r1[i], e2 = x - r2[i];         \
+      double e3 = x - r3[i];                                                   \
+      s0 += e0 * e0;                                                           \
+      s1 += e1 * e1;                                                           \
+      s2 += e2 * e2;                                                           \
+      s3 += e3 * e3;                                                           \
     }                                                                          \
-    return s;                                                                  \
+    key[0] = s0, key[1] = s1, key[2] = s2, key[3] = s3;                        \
   }
 
 CPU_KNN_EXACT(exact_f32, float)
@@ -265,7 +292,7 @@ static void refine_row(const ml_knn_refine *r, int64_t i, pair *buf) {
   int f32 = r->queries->dtype == ML_FLOAT32;
   size_t es = ml_dtype_size(r->queries->dtype);
   const char *q = (const char *)ml_array_data(r->queries) + i * d * (int64_t)es;
-  const char *refs = ml_array_data(r->refs);
+  const void *refs = ml_array_data(r->refs);
   const int64_t *idx = (const int64_t *)ml_array_data(r->index) + i * c;
   double qnorm = 0, w = -INFINITY;
   if (r->metric == ML_KNN_COSINE) {
@@ -275,11 +302,23 @@ static void refine_row(const ml_knn_refine *r, int64_t i, pair *buf) {
     }
     qnorm = sqrt(qnorm);
   }
+  for (int64_t j0 = 0; j0 < c; j0 += LANES) {
+    const float *r32[LANES]; /* the last lanes repeat the last candidate */
+    const double *r64[LANES];
+    double key[LANES];
+    for (int l = 0; l < LANES; l++) {
+      int64_t row = idx[j0 + l < c ? j0 + l : c - 1] - 1;
+      r32[l] = (const float *)refs + row * d;
+      r64[l] = (const double *)refs + row * d;
+    }
+    if (f32)
+      exact_f32(r->metric, (const float *)q, r32, d, qnorm, key);
+    else
+      exact_f64(r->metric, (const double *)q, r64, d, qnorm, key);
+    for (int l = 0; l < LANES && j0 + l < c; l++)
+      buf[j0 + l] = (pair){order_key(key[l]), idx[j0 + l]};
+  }
   for (int64_t j = 0; j < c; j++) {
-    const char *row = refs + (idx[j] - 1) * d * (int64_t)es;
-    double key = f32 ? exact_f32(r->metric, (const float *)q, (const float *)row, d, qnorm)
-                     : exact_f64(r->metric, (const double *)q, (const double *)row, d, qnorm);
-    buf[j] = (pair){order_key(key), idx[j]};
     double fast = f32 ? ((const float *)ml_array_data(r->keys))[i * c + j]
                       : ((const double *)ml_array_data(r->keys))[i * c + j];
     if (!(fast <= w)) w = fast;
