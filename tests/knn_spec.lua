@@ -210,6 +210,7 @@ describe("knn", function()
         check_brute(Q, R, 4, {metric = metric})
         check_brute(Q, R, 4, {metric = metric, budget = 3000})
       end
+      check_brute(R, R, 3, {exclude_self = true}) -- retried queries skip themselves
       local _, exact = ml.knn(Q, R, 1)
       local naive = ((Q * Q):sum(2, {keepdim = true}) + (R * R):sum(2):reshape(1, 300)
                      - Q:mm(R:t()) * 2)
@@ -268,7 +269,7 @@ describe("knn", function()
     d = ml.knn(ml.array({{0, 0}}), ml.array({{3, 4}, {1, 0}}), 1)
     assert.equal("float64", d.dtype) -- int64 inputs compute in float64
     assert.same({{1}}, d:totable())
-    d, i = ml.knn({{0, 0}}, {{3, 4}, {1, 0}}, 2)
+    d, i = ml.knn({{0, 0}}, {{3, 4}, {1, 0}}, 2, nil)
     assert.same({{1, 5}}, d:totable())
     assert.same({{2, 1}}, i:totable())
     -- transposed and strided views

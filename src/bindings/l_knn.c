@@ -18,6 +18,7 @@ static ml_knn_metric check_metric(lua_State *L, int opts) {
 /* knn(queries, refs, k [, opts]): the k nearest rows of refs to each row
  * of queries; see core/knn.h. */
 static int l_knn(lua_State *L) {
+  if (lua_gettop(L) == 4 && lua_isnil(L, 4)) lua_settop(L, 3);
   int top = lua_gettop(L);
   int opts = top == 4 && lua_istable(L, 4) && !l_testarray(L, 4) ? 4 : 0;
   if (top - (opts != 0) != 3)
