@@ -183,9 +183,9 @@ typedef struct ml_backend {
    *
    * knn_tile: for query row i and reference row j of the tile, the fast
    * key from the dot product p = q_i . r_j, computed in the dtype (any
-   * order of summation, fused multiply-adds allowed; nothing less precise,
-   * such as TF32, since the core's error bound assumes the dtype's
-   * rounding), then rounded to the dtype:
+   * order of summation, fused multiply-adds and flushing subnormals to zero
+   * allowed; nothing less precise, such as TF32, since the core's error
+   * bound assumes the dtype's rounding), then rounded to the dtype:
    *   EUCLIDEAN, SQEUCLIDEAN: (qaux[i] + raux[j]) - 2 p  (squared norms)
    *   COSINE:                 1 - p * qaux[i] * raux[j]  (inverse norms)
    *   IP:                     -p
@@ -194,6 +194,8 @@ typedef struct ml_backend {
    * any order, which on return holds the c smallest pairs of the old list
    * and the tile, ordered by key then index. The core starts each list as
    * c pairs (+inf, INT64_MAX). The pair whose index is self[i] is skipped.
+   * c is 2k + 16 on the first pass but grows up to the number of
+   * references on the core's retries, so long lists need a path too.
    *
    * knn_refine: the exact key of each candidate of query row i, from the
    * vectors converted to double and in double arithmetic, summing over the
@@ -205,10 +207,10 @@ typedef struct ml_backend {
    *   IP:     -sum q r
    * The k smallest (exact key, index) pairs, a NaN key after +inf, go to
    * row i of nearest (1-based indices) and dist, nearest first; dist holds
-   * sqrt(key) for EUCLIDEAN, -key for IP, else the key, in the dtype. Then
-   * ok[i] = 1 when all is set or when (double)w - bound[i] > e, w being the
-   * largest fast key in the list and e the k-th exact key (a NaN makes it
-   * false); else ok[i] = 0. */
+   * sqrt(key) for EUCLIDEAN, -key for IP (+0 for a zero), else the key,
+   * rounded to the dtype. Then ok[i] = 1 when all is set or when
+   * (double)w - bound[i] > e, w being the largest fast key in the list and
+   * e the k-th exact key (a NaN makes it false); else ok[i] = 0. */
   int (*knn_tile)(const ml_knn_tile *t);
   int (*knn_refine)(const ml_knn_refine *r);
 } ml_backend;
