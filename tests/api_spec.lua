@@ -73,6 +73,8 @@ local CASES = {
   squeeze = {one, {{}, {1}}}, unsqueeze = {mat, {{1}, {3}}}, expand = {one, {{2, 3}}},
   narrow = {mat, {{2, 2, 2}}}, select = {mat, {{1, 2}, {2, -1}}},
   flatten = {mat, {{}}}, split = {mat, {{2, 2}, {{1, 2}}}},
+  knn = {mat, {{{{0, 0, 0, 0}, {1, 1, 1, 1}, {2, 0, 1, 0}}, 2},
+               {{{0, 0, 0, 0}, {1, 1, 1, 1}}, 1, {metric = "cosine"}}}},
   index_select = {mat, {{1, {3, 1}}, {2, ml.array({2})}}},
   gather = {mat, {{2, {{1}, {2}, {4}}}}},
   scatter = {mat, {{2, {{1}, {2}, {4}}, 9}}},
