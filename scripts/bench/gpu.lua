@@ -55,6 +55,35 @@ function M.run()
   add{name = "topk20_f32_32768", label = "topk(20) rows, 32768^2 float32",
     time = bench.median_time(function(v) return v:topk(20, 2) end, x, 5),
     floor = 4 * 32768^2 / bw}
+  x = nil
+  collectgarbage()
+
+  -- kNN (issue "kNN"): Fashion-MNIST's test set against its training set,
+  -- and the random sets of Garcia et al.; peak memory against the inputs
+  -- plus the distance budget (1 GiB by default).
+  local fm = ml.datasets.fashion_mnist({dtype = "float32"})
+  local knn_sets = {
+    {name = "knn_fashion", label = "knn fashion 1e4 x 6e4 x 784, k=5",
+     q = fm.test_images, r = fm.train_images, k = 5},
+  }
+  fm = nil
+  for _, d in ipairs{16, 256} do
+    knn_sets[#knn_sets + 1] = {name = "knn_32768_d" .. d,
+      label = ("knn 32768^2, d=%d, k=20"):format(d),
+      q = ml.uniform(-500, 500, 32768, d, f32), r = ml.uniform(-500, 500, 32768, d, f32), k = 20}
+  end
+  for _, c in ipairs(knn_sets) do
+    collectgarbage()
+    ml.synchronize()
+    ml.reset_peak_memory()
+    local base = ml.memory().allocated
+    local t = bench.median_time(function(q, r) return ml.knn(q, r, c.k) end, {{c.q, c.r}}, 5)
+    local inputs = (c.q:numel() + c.r:numel()) * 4
+    add{name = c.name, label = c.label, time = t,
+      note = ("peak %.0f MiB over inputs %.0f MiB + budget 1024 MiB"):format(
+        (ml.memory().peak - base + inputs) / 2^20, inputs / 2^20)}
+    c.q, c.r = nil, nil
+  end
   return results, {bandwidth = bw, gemm_rate = gemm_rate.float32}
 end
 

@@ -1,8 +1,11 @@
 """PyTorch's side of `make bench` on a GPU: the workloads of
 scripts/bench/gpu.lua, timed with CUDA events after a warm-up (median of
 repeats, inputs rotated among random sets). Prints `name seconds`."""
+import gzip
+import os
 import statistics
 
+import numpy as np
 import torch
 
 dev = "cuda"
@@ -54,6 +57,26 @@ def main():
         del m
     x = [(torch.rand(32768, 32768, device=dev),)]
     print("topk20_f32_32768", median_time(lambda v: torch.topk(v, 20, dim=1), x, 5))
+    del x
+
+    def knn(q, r, k):
+        d = torch.addmm((q * q).sum(1, keepdim=True), q, r.T, alpha=-2)
+        d += (r * r).sum(1)
+        return torch.topk(d, k, dim=1, largest=False)
+
+    folder = os.environ.get("MOONLAB_DATA", "/usr/share/datasets/fashion-mnist")
+
+    def images(name):
+        raw = gzip.open(os.path.join(folder, name)).read()
+        x = np.frombuffer(raw, np.uint8, offset=16).reshape(-1, 784)
+        return torch.tensor(x, device=dev, dtype=torch.float32) / 255
+
+    q, r = images("t10k-images-idx3-ubyte.gz"), images("train-images-idx3-ubyte.gz")
+    print("knn_fashion", median_time(lambda a, b: knn(a, b, 5), [(q, r)], 5))
+    for d in (16, 256):
+        q = torch.rand(32768, d, device=dev) * 1000 - 500
+        r = torch.rand(32768, d, device=dev) * 1000 - 500
+        print("knn_32768_d%d" % d, median_time(lambda a, b: knn(a, b, 20), [(q, r)], 5))
 
 
 main()

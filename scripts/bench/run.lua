@@ -27,6 +27,7 @@ for _, r in ipairs(results) do
                    or ("%.1f GFLOP/s"):format(r.rate / 1e9)) or "-"
   print(("%-32s %11s %11s %8s %16s"):format(r.label, bench.format_time(r.time),
     bench.format_time(p), p and ("%.2fx"):format(r.time / p) or "-", floor))
+  if r.note then print("    " .. r.note) end
 end
 print("ratio = moonlab time / " .. peer_name .. " time (below 1: moonlab is faster); "
   .. "of floor = bytes moved at the copy bandwidth / moonlab time")
