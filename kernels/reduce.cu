@@ -1,13 +1,14 @@
 /* Reductions along the last dimension, and cumulative sums.
  *
- * CPU reference: src/cpu/cpu_reduce.c. Semantics follow it: float inputs
- * accumulate in double (sums, products, centers), integer sums and
- * products in int64 with wrap-around; extremes keep the first occurrence
- * and a NaN counts as the extreme; VAR and STD are two-pass (the mean,
- * then squared deviations) with NaN when n - ddof <= 0; LOGSUMEXP shifts
- * by the row's maximum. No floating-point atomics anywhere: every result
- * is a fixed tree of partial results, so it is the same bits on every run
- * (and on every GPU: no launch shape depends on the device).
+ * CPU reference: src/cpu/cpu_reduce.c and src/cpu/cpu_cumsum.c. Semantics
+ * follow them: float inputs accumulate in double (sums, products,
+ * centers), integer sums and products in int64 with wrap-around; extremes
+ * keep the first occurrence and a NaN counts as the extreme; VAR and STD
+ * are two-pass (the mean, then squared deviations) with NaN when
+ * n - ddof <= 0; LOGSUMEXP shifts by the row's maximum. No floating-point
+ * atomics anywhere: every result is a fixed tree of partial results, so it
+ * is the same bits on every run (and on every GPU: no launch shape depends
+ * on the device).
  *
  * Shapes. `rows` outputs, each reducing `len` input elements `s` apart.
  * A block of 256 threads is RX groups of RY threads; each group reduces a

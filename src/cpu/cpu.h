@@ -32,6 +32,8 @@ int cpu_where(const ml_array *out, const ml_array *cond, const ml_array *a,
 /* cpu_reduce.c */
 int cpu_reduce(ml_redop op, const ml_array *out, const ml_array *in,
                int64_t ddof);
+
+/* cpu_cumsum.c */
 int cpu_cumsum(const ml_array *out, const ml_array *in);
 
 /* cpu_blas.c */

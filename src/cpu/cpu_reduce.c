@@ -1,13 +1,6 @@
-/* Reductions and cumulative sums along the last dimension, on the CPU.
- *
- * Layout. The core puts the reduced dimension last; the dimensions before
- * it index the outputs. A group is one unit of work: in row mode up to ROWS
- * neighbouring outputs, whose rows are read in turn along the reduced
- * dimension, chunk by chunk; in column mode (an outer reduction, where the
- * outputs' last dimension is contiguous in the input and the reduced one is
- * not) up to COLS neighbouring outputs, whose values for one index of the
- * reduced dimension are contiguous: memory is read in long runs in order
- * instead of with a large stride per element.
+/* Reductions along the last dimension, on the CPU. The layout (rows or
+ * columns of outputs per group), loading and storing, and the work space
+ * are in reduce_rows.h, shared with the cumulative sums (cpu_cumsum.c).
  *
  * Determinism. The reduced dimension is cut into segments of a fixed length
  * (by mode). A result is always the in-order fold of its segments' partial
@@ -28,20 +21,12 @@
 
 #include "../core/status.h"
 #include "cpu.h"
+#include "reduce_rows.h"
 #include "strided.h"
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
-
-#define CHUNK 256                     /* row mode: elements per chunk */
 #define CROWS 64                      /* column mode: rows per chunk */
-#define COLS 1024                     /* column mode: outputs per group */
-#define ROWS 64                       /* row mode: outputs per group */
 #define ROW_SEG ((int64_t)1 << 16)    /* row mode: elements per segment */
 #define COL_SEG ((int64_t)1 << 13)    /* column mode: rows per segment */
-#define LEVELS 12                     /* pairwise levels within a segment */
-#define LOCAL_WORK 2048               /* doubles of work space on the stack */
 
 _Static_assert(ROW_SEG % CHUNK == 0 && ROW_SEG / CHUNK < (1 << (LEVELS - 1)) &&
                    COL_SEG % CROWS == 0 && COL_SEG / CROWS < (1 << (LEVELS - 1)),
@@ -62,142 +47,6 @@ typedef struct {
   kind k;
   xform x;
 } pass;
-
-/* The partial result of one output over a range of the reduced dimension. */
-typedef struct {
-  double f;   /* float sum, product or extreme */
-  int64_t i;  /* integer sum, product or extreme; count of nonzeros */
-  int64_t at; /* 0-based index of the extreme */
-} part;
-
-/* ---- layout ---- */
-
-typedef struct {
-  const ml_array *in, *out;
-  int nd;           /* dimensions before the reduced one */
-  int64_t n;        /* length of the reduced dimension */
-  int64_t js;       /* in's byte stride along it */
-  int cols;         /* column mode */
-  int64_t ncol;     /* length of the group dimension, nd - 1 */
-  int64_t W;        /* outputs per group */
-  int64_t nblk;     /* groups per index of the other outer dimensions */
-  int64_t ngroups;
-  int64_t ws, ows;  /* byte strides along the group dimension: in, out */
-} layout;
-
-/* out's first in->ndim - 1 dimensions are in's (a reduction's out has just
- * those; a scan's has the scanned one too). */
-static void make_layout(layout *l, const ml_array *out, const ml_array *in) {
-  int64_t isz = (int64_t)ml_dtype_size(in->dtype);
-  int64_t osz = (int64_t)ml_dtype_size(out->dtype);
-  int nd = in->ndim - 1, g = nd - 1;
-  l->in = in;
-  l->out = out;
-  l->nd = nd;
-  l->n = in->shape[nd];
-  l->js = in->strides[nd] * isz;
-  l->ncol = nd > 0 ? in->shape[g] : 1;
-  l->ws = nd > 0 ? in->strides[g] * isz : 0;
-  l->ows = nd > 0 ? out->strides[g] * osz : 0;
-  l->cols = nd > 0 && l->ncol > 1 && l->n > 1 && in->strides[g] == 1 &&
-            in->strides[nd] != 1;
-  l->W = l->cols ? COLS : ROWS;
-  if (l->W > l->ncol) l->W = l->ncol > 0 ? l->ncol : 1;
-  l->nblk = (l->ncol + l->W - 1) / l->W;
-  l->ngroups = l->nblk;
-  for (int d = 0; d < g; d++) l->ngroups *= in->shape[d];
-}
-
-/* The input and output addresses of group gi, and how many outputs it has. */
-static void group_at(const layout *l, int64_t gi, const char **ip, char **op,
-                     int *wg) {
-  int64_t isz = (int64_t)ml_dtype_size(l->in->dtype);
-  int64_t osz = (int64_t)ml_dtype_size(l->out->dtype);
-  int64_t o = gi / l->nblk, c0 = gi % l->nblk * l->W;
-  const char *p = ml_array_data(l->in);
-  char *q = ml_array_data(l->out);
-  for (int d = l->nd - 2; d >= 0; d--) {
-    int64_t i = o % l->in->shape[d];
-    o /= l->in->shape[d];
-    p += i * l->in->strides[d] * isz;
-    q += i * l->out->strides[d] * osz;
-  }
-  *ip = p + c0 * l->ws;
-  *op = q + c0 * l->ows;
-  *wg = (int)(l->ncol - c0 < l->W ? l->ncol - c0 : l->W);
-}
-
-/* ---- loading and storing ---- */
-
-/* m values at p (byte stride s) of dtype t as doubles: p itself when they
- * already are contiguous doubles, else converted into buf. */
-static const double *load_f(double *restrict buf, const char *restrict p,
-                            int64_t s, int64_t m, ml_dtype t) {
-  switch (t) {
-    case ML_FLOAT64:
-      if (s == sizeof(double)) return (const double *)p;
-      for (int64_t j = 0; j < m; j++) buf[j] = *(const double *)(p + j * s);
-      break;
-    case ML_FLOAT32:
-      if (s == sizeof(float)) {
-        const float *q = (const float *)p;
-        int64_t j = 0;
-        for (; j + 8 <= m; j += 8)
-          for (int k = 0; k < 8; k++) buf[j + k] = q[j + k];
-        for (; j < m; j++) buf[j] = q[j];
-      } else {
-        for (int64_t j = 0; j < m; j++) buf[j] = *(const float *)(p + j * s);
-      }
-      break;
-    case ML_INT64:
-      for (int64_t j = 0; j < m; j++)
-        buf[j] = (double)*(const int64_t *)(p + j * s);
-      break;
-    case ML_INT32:
-      for (int64_t j = 0; j < m; j++) buf[j] = *(const int32_t *)(p + j * s);
-      break;
-    default:
-      for (int64_t j = 0; j < m; j++) buf[j] = *(const uint8_t *)(p + j * s);
-      break;
-  }
-  return buf;
-}
-
-/* The same as int64 (integer dtypes only). */
-static const int64_t *load_i(int64_t *restrict buf, const char *restrict p,
-                             int64_t s, int64_t m, ml_dtype t) {
-  switch (t) {
-    case ML_INT64:
-      if (s == sizeof(int64_t)) return (const int64_t *)p;
-      for (int64_t j = 0; j < m; j++) buf[j] = *(const int64_t *)(p + j * s);
-      break;
-    case ML_INT32:
-      for (int64_t j = 0; j < m; j++) buf[j] = *(const int32_t *)(p + j * s);
-      break;
-    default:
-      for (int64_t j = 0; j < m; j++) buf[j] = *(const uint8_t *)(p + j * s);
-      break;
-  }
-  return buf;
-}
-
-static void store_f(char *restrict p, int64_t s, const double *restrict v,
-                    int64_t m, ml_dtype t) {
-  if (t == ML_FLOAT32)
-    for (int64_t j = 0; j < m; j++) *(float *)(p + j * s) = (float)v[j];
-  else
-    for (int64_t j = 0; j < m; j++) *(double *)(p + j * s) = v[j];
-}
-
-static void store_i(char *restrict p, int64_t s, const int64_t *restrict v,
-                    int64_t m, ml_dtype t) {
-  for (int64_t j = 0; j < m; j++, p += s)
-    switch (t) {
-      case ML_UINT8: *(uint8_t *)p = (uint8_t)v[j]; break;
-      case ML_INT32: *(int32_t *)p = (int32_t)v[j]; break;
-      default: *(int64_t *)p = v[j]; break;
-    }
-}
 
 /* ---- kernels ----
  * The inline kernels take their kind or transform as a constant from the
@@ -433,59 +282,6 @@ static int int_kind(kind k) {
   return k == K_ISUM || k == K_IPROD || k == K_IMIN || k == K_IMAX;
 }
 
-/* ---- work space ---- */
-
-/* One thread's buffers for a group of up to W outputs. */
-typedef struct {
-  part *acc, *st;   /* W partial results each */
-  double *c, *sums; /* W centers; W sums of the current chunk (column mode) */
-  double *lv;       /* LEVELS x W pairwise levels */
-  double *f, *fo;   /* max(CHUNK, W) doubles: loaded values, results */
-  int64_t *i, *io;  /* the same as int64 */
-} scratch;
-
-static int64_t scratch_len(int64_t W) { return W > CHUNK ? W : CHUNK; }
-
-static size_t scratch_bytes(int64_t W) {
-  return (size_t)(2 * W) * sizeof(part) +
-         (size_t)((2 + LEVELS) * W + 4 * scratch_len(W)) * sizeof(double);
-}
-
-/* The work space of `threads` threads: local, the caller's LOCAL_WORK
- * doubles, when large enough (small calls allocate nothing), else
- * allocated (ML_ENOMEM on failure). */
-static int scratch_new(int threads, int64_t W, double *local, char **base) {
-  size_t n = scratch_bytes(W) * (size_t)threads;
-  *base = n <= LOCAL_WORK * sizeof *local ? (char *)local : malloc(n);
-  if (!*base)
-    return ml_fail(ML_ENOMEM, "reduce: out of memory for %zu bytes of work space",
-                   n);
-  return ML_OK;
-}
-
-static void scratch_free(char *base, double *local) {
-  if (base != (char *)local) free(base);
-}
-
-/* The calling thread's part of the work space at base. */
-static scratch scratch_get(char *base, int64_t W) {
-#ifdef _OPENMP
-  base += scratch_bytes(W) * (size_t)omp_get_thread_num();
-#endif
-  int64_t len = scratch_len(W);
-  scratch s;
-  s.acc = (part *)base;
-  s.st = s.acc + W;
-  s.c = (double *)(s.st + W);
-  s.sums = s.c + W;
-  s.lv = s.sums + W;
-  s.f = s.lv + LEVELS * W;
-  s.fo = s.f + len;
-  s.i = (int64_t *)(s.fo + len);
-  s.io = s.i + len;
-  return s;
-}
-
 /* ---- pairwise sums of chunk sums ----
  * A binary counter of partial sums: level k holds the sum of 2^k chunks, so
  * after 2^L pushes the total is a balanced tree. W sums side by side, level
@@ -672,11 +468,11 @@ static void finish(const plan *pl, const scratch *sc, const part *st,
 
 /* Every pass of group gi, segment after segment, then its results. */
 static void reduce_group(const plan *pl, char *work, int64_t gi) {
-  scratch s = scratch_get(work, pl->l.W);
+  scratch s = cpu_scratch_get(work, pl->l.W);
   const char *ip;
   char *op;
   int wg;
-  group_at(&pl->l, gi, &ip, &op, &wg);
+  cpu_rows_group(&pl->l, gi, &ip, &op, &wg);
   for (int w = 0; w < wg; w++) s.c[w] = 0;
   for (int q = 0; q < pl->npasses; q++) {
     pass p = pl->passes[q];
@@ -703,18 +499,18 @@ static int reduce_by_segment(const plan *pl, char *work, int threads) {
     return ml_fail(ML_ENOMEM, "reduce: out of memory for %lld partial results",
                    (long long)(items * W));
   }
-  scratch s = scratch_get(work, W);
+  scratch s = cpu_scratch_get(work, W);
   for (int q = 0; q < pl->npasses; q++) {
     pass p = pl->passes[q];
 #pragma omp parallel for schedule(static) num_threads(threads)
     for (int64_t it = 0; it < items; it++) {
       int64_t gi = it / pl->nseg, k = it % pl->nseg;
       int64_t j0 = k * pl->seg, j1 = seg_end(pl, j0);
-      scratch ts = scratch_get(work, W);
+      scratch ts = cpu_scratch_get(work, W);
       const char *ip;
       char *op;
       int wg;
-      group_at(&pl->l, gi, &ip, &op, &wg);
+      cpu_rows_group(&pl->l, gi, &ip, &op, &wg);
       reduce_segment(pl, &ts, p, ip, wg, j0, j1, centers + gi * W,
                      parts + it * W);
     }
@@ -723,7 +519,7 @@ static int reduce_by_segment(const plan *pl, char *work, int threads) {
       char *op;
       int wg;
       part *acc = parts + gi * pl->nseg * W;
-      group_at(&pl->l, gi, &ip, &op, &wg);
+      cpu_rows_group(&pl->l, gi, &ip, &op, &wg);
       for (int64_t k = 1; k < pl->nseg; k++)
         for (int w = 0; w < wg; w++) fold(p.k, &acc[w], &acc[k * W + w]);
       if (q + 1 < pl->npasses)
@@ -772,7 +568,7 @@ static int make_passes(ml_redop op, ml_dtype t, pass *p) {
 int cpu_reduce(ml_redop op, const ml_array *out, const ml_array *in,
                int64_t ddof) {
   plan pl;
-  make_layout(&pl.l, out, in);
+  cpu_rows_layout(&pl.l, out, in);
   pl.op = op;
   pl.t = in->dtype;
   pl.ddof = ddof;
@@ -788,7 +584,7 @@ int cpu_reduce(ml_redop op, const ml_array *out, const ml_array *in,
   if (!by_segment && threads > pl.l.ngroups) threads = (int)pl.l.ngroups;
   double local[LOCAL_WORK];
   char *work;
-  int rc = scratch_new(threads, pl.l.W, local, &work);
+  int rc = cpu_scratch_new(threads, pl.l.W, local, &work);
   if (rc) return rc;
   if (by_segment) {
     rc = reduce_by_segment(&pl, work, threads);
@@ -798,81 +594,6 @@ int cpu_reduce(ml_redop op, const ml_array *out, const ml_array *in,
 #pragma omp parallel for schedule(static) num_threads(threads)
     for (int64_t gi = 0; gi < pl.l.ngroups; gi++) reduce_group(&pl, work, gi);
   }
-  scratch_free(work, local);
+  cpu_scratch_free(work, local);
   return rc;
-}
-
-/* ---- cumulative sums ---- */
-
-/* Running sums of one row (row mode), in double or int64. */
-static void scan_row(const layout *l, const scratch *s, const char *ip,
-                     char *op, int64_t ojs) {
-  ml_dtype t = l->in->dtype, ot = l->out->dtype;
-  double f = 0;
-  int64_t i = 0;
-  for (int64_t j = 0; j < l->n; j += CHUNK) {
-    int64_t m = l->n - j < CHUNK ? l->n - j : CHUNK;
-    if (ml_dtype_is_float(t)) {
-      const double *x = load_f(s->f, ip + j * l->js, l->js, m, t);
-      for (int64_t k = 0; k < m; k++) s->fo[k] = f += x[k];
-      store_f(op + j * ojs, ojs, s->fo, m, ot);
-    } else {
-      const int64_t *x = load_i(s->i, ip + j * l->js, l->js, m, t);
-      for (int64_t k = 0; k < m; k++)
-        s->io[k] = i = (int64_t)((uint64_t)i + (uint64_t)x[k]);
-      store_i(op + j * ojs, ojs, s->io, m, ot);
-    }
-  }
-}
-
-/* Running sums of one group, in double (float dtypes) or int64. */
-static void scan_group(const layout *l, char *work, int64_t ojs, int64_t gi) {
-  scratch s = scratch_get(work, l->W);
-  const char *ip;
-  char *op;
-  int wg;
-  ml_dtype t = l->in->dtype, ot = l->out->dtype;
-  group_at(l, gi, &ip, &op, &wg);
-  if (!l->cols) {
-    for (int w = 0; w < wg; w++)
-      scan_row(l, &s, ip + w * l->ws, op + w * l->ows, ojs);
-    return;
-  }
-  for (int w = 0; w < wg; w++) {
-    s.fo[w] = 0;
-    s.io[w] = 0;
-  }
-  for (int64_t j = 0; j < l->n; j++, ip += l->js, op += ojs) {
-    if (ml_dtype_is_float(t)) {
-      const double *x = load_f(s.f, ip, l->ws, wg, t);
-      for (int w = 0; w < wg; w++) s.fo[w] += x[w];
-      store_f(op, l->ows, s.fo, wg, ot);
-    } else {
-      const int64_t *x = load_i(s.i, ip, l->ws, wg, t);
-      for (int w = 0; w < wg; w++)
-        s.io[w] = (int64_t)((uint64_t)s.io[w] + (uint64_t)x[w]);
-      store_i(op, l->ows, s.io, wg, ot);
-    }
-  }
-}
-
-int cpu_cumsum(const ml_array *out, const ml_array *in) {
-  layout l;
-  make_layout(&l, out, in);
-  int64_t ojs = out->strides[l.nd] * (int64_t)ml_dtype_size(out->dtype);
-  if (l.ngroups == 0 || l.n == 0) return ML_OK;
-  int threads = cpu_threads_for(ml_array_numel(in), CPU_PARALLEL_MIN);
-  if (threads > l.ngroups) threads = (int)l.ngroups;
-  double local[LOCAL_WORK];
-  char *work;
-  int rc = scratch_new(threads, l.W, local, &work);
-  if (rc) return rc;
-  if (threads == 1) {
-    for (int64_t gi = 0; gi < l.ngroups; gi++) scan_group(&l, work, ojs, gi);
-  } else {
-#pragma omp parallel for schedule(static) num_threads(threads)
-    for (int64_t gi = 0; gi < l.ngroups; gi++) scan_group(&l, work, ojs, gi);
-  }
-  scratch_free(work, local);
-  return ML_OK;
 }
