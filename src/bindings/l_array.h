@@ -84,6 +84,7 @@ void l_open_index(lua_State *L, int module, int methods);
 void l_open_random(lua_State *L, int module, int methods);
 void l_open_io(lua_State *L, int module, int methods);
 void l_open_cuda(lua_State *L, int module, int methods);
+void l_open_knn(lua_State *L, int module, int methods);
 
 /* bindings/l_subscript.c: x[key] and x[key] = v for keys that are not
  * method names (numbers, index tables, mask or index arrays). */

@@ -38,6 +38,41 @@ typedef enum {
 
 typedef enum { ML_RAND_UNIFORM, ML_RAND_NORMAL, ML_RAND_INT } ml_randkind;
 
+/* Distances of the k-nearest-neighbour search (core/knn.h). */
+typedef enum {
+  ML_KNN_EUCLIDEAN, ML_KNN_SQEUCLIDEAN, ML_KNN_COSINE, ML_KNN_IP
+} ml_knn_metric;
+
+/* One tile of the kNN candidate search (knn_tile below). All arrays are
+ * contiguous; queries, refs, qaux, raux, keys and work have one float
+ * dtype. */
+typedef struct {
+  ml_knn_metric metric;
+  const ml_array *queries; /* mt x d */
+  const ml_array *refs;    /* nt x d: reference rows base .. base + nt - 1 */
+  int64_t base;            /* 0-based number of refs' first row */
+  const ml_array *qaux;    /* mt, per metric (below); NULL for IP */
+  const ml_array *raux;    /* nt, likewise */
+  const ml_array *self;    /* NULL, or mt int64: reference to skip */
+  const ml_array *keys;    /* mt x c, in and out: the candidate lists */
+  const ml_array *index;   /* mt x c int64, in and out */
+  const ml_array *work;    /* mt x nt scratch, free for the backend */
+} ml_knn_tile;
+
+/* The exact pass over a tile's candidate lists (knn_refine below). */
+typedef struct {
+  ml_knn_metric metric;
+  const ml_array *queries; /* mt x d */
+  const ml_array *refs;    /* n x d, all of them */
+  const ml_array *keys;    /* mt x c, from knn_tile */
+  const ml_array *index;   /* mt x c int64, 1-based rows of refs */
+  const ml_array *bound;   /* mt float64: error bound of the fast keys */
+  int all;                 /* the lists hold every candidate reference */
+  const ml_array *dist;    /* mt x k out, dtype of queries */
+  const ml_array *nearest; /* mt x k int64 out */
+  const ml_array *ok;      /* mt uint8 out */
+} ml_knn_refine;
+
 /* C[b] = op(A[b]) op(B[b]) for b < batch, row-major: C is m x n with rows
  * ldc apart; op(A) is m x k, stored as A (rows lda apart) or, with trans_a,
  * as its k x m transpose; likewise B. Batch strides are in elements. */
@@ -142,6 +177,40 @@ typedef struct ml_backend {
    * and std for normal. */
   int (*random)(ml_randkind kind, const ml_array *out, uint64_t seed,
                 uint64_t offset, double p1, double p2);
+
+  /* k nearest neighbours, in two entries that the core (core/knn.c) calls
+   * tile by tile; see there for the algorithm and its error bound.
+   *
+   * knn_tile: for query row i and reference row j of the tile, the fast
+   * key from the dot product p = q_i . r_j, computed in the dtype (any
+   * order of summation, fused multiply-adds allowed; nothing less precise,
+   * such as TF32, since the core's error bound assumes the dtype's
+   * rounding), then rounded to the dtype:
+   *   EUCLIDEAN, SQEUCLIDEAN: (qaux[i] + raux[j]) - 2 p  (squared norms)
+   *   COSINE:                 1 - p * qaux[i] * raux[j]  (inverse norms)
+   *   IP:                     -p
+   * A NaN key counts as +inf. The pair (key, base + j + 1) joins query i's
+   * candidate list, row i of keys and index: c = keys->shape[1] pairs in
+   * any order, which on return holds the c smallest pairs of the old list
+   * and the tile, ordered by key then index. The core starts each list as
+   * c pairs (+inf, INT64_MAX). The pair whose index is self[i] is skipped.
+   *
+   * knn_refine: the exact key of each candidate of query row i, from the
+   * vectors converted to double and in double arithmetic, summing over the
+   * coordinates in order without fused multiply-adds (so that every
+   * backend returns the same bits):
+   *   EUCLIDEAN, SQEUCLIDEAN: sum (q - r)^2
+   *   COSINE: sum (q / |q| - r / |r|)^2 / 2, |x| = sqrt(sum x^2), or 1
+   *           when |q| or |r| is 0
+   *   IP:     -sum q r
+   * The k smallest (exact key, index) pairs, a NaN key after +inf, go to
+   * row i of nearest (1-based indices) and dist, nearest first; dist holds
+   * sqrt(key) for EUCLIDEAN, -key for IP, else the key, in the dtype. Then
+   * ok[i] = 1 when all is set or when (double)w - bound[i] > e, w being the
+   * largest fast key in the list and e the k-th exact key (a NaN makes it
+   * false); else ok[i] = 0. */
+  int (*knn_tile)(const ml_knn_tile *t);
+  int (*knn_refine)(const ml_knn_refine *r);
 } ml_backend;
 
 /* The backend of a device, or an error naming a device this build or this

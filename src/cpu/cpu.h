@@ -57,4 +57,8 @@ int cpu_topk(const ml_array *values, const ml_array *indices,
 int cpu_random(ml_randkind kind, const ml_array *out, uint64_t seed,
                uint64_t offset, double p1, double p2);
 
+/* cpu_knn.c */
+int cpu_knn_tile(const ml_knn_tile *t);
+int cpu_knn_refine(const ml_knn_refine *r);
+
 #endif

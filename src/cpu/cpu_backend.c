@@ -24,6 +24,8 @@ static const ml_backend cpu_backend = {
     .sort = cpu_sort,
     .topk = cpu_topk,
     .random = cpu_random,
+    .knn_tile = cpu_knn_tile,
+    .knn_refine = cpu_knn_refine,
 };
 
 void cpu_backend_init(void) { ml_backend_register(ML_CPU, &cpu_backend, 1); }

@@ -1,9 +1,11 @@
 -- The Lua half of moonlab: completes the module table that the C half
--- (src/bindings/l_module.c) built. Each submodule is loaded on first use.
+-- (src/bindings/l_module.c) built. Each submodule is loaded on first use;
+-- an entry {module, field} exposes one field of a submodule.
 return function(ml)
   local lazy = {
     datasets = "moonlab.datasets",
     test = "moonlab.test",
+    KNNClassifier = {"moonlab.knn", "KNNClassifier"},
   }
   -- ml.memory([device]): {allocated, peak, arrays} from the core, and
   -- `cached`, the bytes a GPU's caching allocator keeps for reuse.
@@ -24,11 +26,16 @@ return function(ml)
 
   setmetatable(ml, {
     __index = function(t, key)
-      local name = lazy[key]
-      if name then
-        local mod = require(name)
-        rawset(t, key, mod)
-        return mod
+      local entry = lazy[key]
+      if entry then
+        local value
+        if type(entry) == "table" then
+          value = require(entry[1])[entry[2]]
+        else
+          value = require(entry)
+        end
+        rawset(t, key, value)
+        return value
       end
     end,
   })

@@ -1,0 +1,399 @@
+/* The k-nearest-neighbour search: validation, tiling, and the argument
+ * that makes it exact; the backend's knn_tile and knn_refine compute.
+ *
+ * Each query keeps a list of c candidates, c = 2k + 16 at first (at most
+ * the references it may have). Tiles of queries and references go through
+ * knn_tile, which ranks the references by a fast key computed in the input
+ * dtype from the dot products q.r (a GEMM): the squared distance expanded
+ * as |q|^2 + |r|^2 - 2 q.r, or 1 - cos, or -q.r. knn_refine recomputes the
+ * candidates' keys exactly, keeps the k best, and checks that no reference
+ * outside the list can belong to them:
+ *
+ * Error bound. With u the dtype's unit roundoff, a dot product of length d
+ * summed in any order errs by at most g_d sum |q_i r_i| <= g_d |q| |r|,
+ * g_d = d u / (1 - d u) (Higham, Accuracy and Stability of Numerical
+ * Algorithms, 3.1; fused multiply-adds only help). A squared norm computed
+ * as the square of a norm has relative error at most g_(d+3), and forming
+ * (|q|^2 + |r|^2) - 2 q.r rounds twice more quantities at most
+ * (|q| + |r|)^2: the fast Euclidean key errs by at most
+ * g_(d+5) (|q| + |r|)^2. The cosine key 1 - (q.r) s t, s and t the
+ * inverse norms (relative error g_d / 2 + 2u each), errs by at most
+ * g_(2d+8); -q.r by g_d |q| |r|. Underflow (or flushing to zero) adds at
+ * most the smallest normal number h per operation, scaled by s t for the
+ * cosine. With R and Rmin the largest and the smallest nonzero reference
+ * norm, doubling the relative part to cover second-order terms, the
+ * rounding of the norms and of the exact keys (which err by at most
+ * d 2^-53 times the same scale):
+ *   bound = 2 (2d + 8) u M + (8d + 32) h N
+ *   Euclidean: M = (|q| + R)^2, N = 1;  cosine: M = 1, N = 1 / (|q| Rmin);
+ *   inner product: M = |q| R, N = 1;
+ * valid while (2d + 8) u <= 1/2 (d < 2^21 in float32) and nothing
+ * overflows, so the bound is +inf when (|q| + R)^2 exceeds a quarter of
+ * the dtype's largest number.
+ *
+ * Completeness. knn_tile keeps the c smallest fast keys, so a reference
+ * left out of the list has a fast key at least w, the largest in the list,
+ * and an exact key at least w - bound. The k-th exact key in the list, x,
+ * is at least the true k-th. If w - bound > x, every reference left out is
+ * strictly farther than x: neither it nor a tie with a lower index can be
+ * among the k nearest, and the list's k best are the answer. Queries that
+ * fail the test (cancellation: points far from the origin and close
+ * together; many equal distances; NaN) go round again with 8 times as many
+ * candidates; once the list holds every reference the answer is exact by
+ * construction. */
+#include "knn.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "copy.h"
+#include "elementwise.h"
+#include "index.h"
+#include "reduce.h"
+#include "status.h"
+#include "view.h"
+
+/* Tiles have at least this many queries (or all of them) before the
+ * references are split, and at least this many references when they are. */
+#define MIN_ROWS 256
+#define MIN_COLS 256
+/* Candidates per query: 2k + SLACK at first, times GROWTH at each retry. */
+#define SLACK 16
+#define GROWTH 8
+
+int ml_knn_metric_parse(const char *name, ml_knn_metric *out) {
+  static const char *const names[] = {"euclidean", "sqeuclidean", "cosine",
+                                      "ip"};
+  for (int i = 0; i < 4; i++)
+    if (strcmp(name, names[i]) == 0) {
+      *out = (ml_knn_metric)i;
+      return 1;
+    }
+  return 0;
+}
+
+/* What every pass shares. */
+typedef struct {
+  const ml_backend *be;
+  ml_knn_metric metric;
+  const ml_array *refs, *raux; /* n x d; n (NULL for IP) */
+  int64_t k, avail;            /* avail: references one query may have */
+  int64_t budget;
+} search;
+
+/* The queries of one pass (all, or those that failed the test) and its
+ * results, m rows each; qaux and self may be NULL. */
+typedef struct {
+  const ml_array *q, *qaux, *self, *bound;
+  const ml_array *dist, *nearest, *ok;
+} batch;
+
+/* Tile sizes: mt queries against nt references, so that the mt x nt block
+ * of keys and the mt candidate lists fit the budget. The whole reference
+ * set when that leaves MIN_ROWS queries a tile (or all of them), else
+ * MIN_ROWS queries (fewer when the lists alone fill the budget) against as
+ * many references as fit. */
+static void plan_tiles(const search *s, int64_t m, int64_t c, size_t esize,
+                       int64_t *mt, int64_t *nt) {
+  int64_t n = s->refs->shape[0], e = (int64_t)esize;
+  int64_t list = c * (e + 8);
+  int64_t want = m < MIN_ROWS ? m : MIN_ROWS;
+  int64_t full = s->budget / (n * e + list);
+  if (full >= want) {
+    *mt = full < m ? full : m;
+    *nt = n;
+    return;
+  }
+  int64_t rows = s->budget / (list + e * (n < MIN_COLS ? n : MIN_COLS));
+  *mt = rows >= want ? want : rows > 1 ? rows : 1;
+  int64_t cols = (s->budget / *mt - list) / e;
+  *nt = cols < 1 ? 1 : cols > n ? n : cols;
+}
+
+/* Rows start .. start + len - 1 of a; nothing when a is NULL. */
+static int rows(ml_array *out, const ml_array *a, int64_t start, int64_t len) {
+  return a ? ml_view_narrow("knn", out, a, 0, start, len) : ML_OK;
+}
+
+static const ml_array *opt(const ml_array *a) { return a->storage ? a : NULL; }
+
+/* Views of a tile's rows; released together. */
+enum { V_Q, V_QAUX, V_SELF, V_BOUND, V_KEYS, V_INDEX, V_DIST, V_NEAR, V_OK,
+       V_R, V_RAUX, V_WFLAT, V_WORK, V_COUNT };
+
+static void release_views(ml_array *v, int from, int to) {
+  for (int i = from; i < to; i++) ml_array_release(&v[i]);
+}
+
+/* Queries i0 .. i0 + mi - 1 of b against every reference, in tiles of nt,
+ * then their exact k nearest; keys, index and work are the pass's scratch. */
+static int query_tile(const search *s, const batch *b, int64_t i0, int64_t mi,
+                      int64_t nt, int all, const ml_array *keys,
+                      const ml_array *index, const ml_array *work) {
+  ml_array v[V_COUNT];
+  memset(v, 0, sizeof v);
+  int rc = rows(&v[V_Q], b->q, i0, mi);
+  if (!rc) rc = rows(&v[V_QAUX], b->qaux, i0, mi);
+  if (!rc) rc = rows(&v[V_SELF], b->self, i0, mi);
+  if (!rc) rc = rows(&v[V_BOUND], b->bound, i0, mi);
+  if (!rc) rc = rows(&v[V_KEYS], keys, 0, mi);
+  if (!rc) rc = rows(&v[V_INDEX], index, 0, mi);
+  if (!rc) rc = rows(&v[V_DIST], b->dist, i0, mi);
+  if (!rc) rc = rows(&v[V_NEAR], b->nearest, i0, mi);
+  if (!rc) rc = rows(&v[V_OK], b->ok, i0, mi);
+  if (!rc) rc = ml_fill("knn", &v[V_KEYS], ml_scalar_float(INFINITY));
+  if (!rc) rc = ml_fill("knn", &v[V_INDEX], ml_scalar_int(INT64_MAX));
+  int64_t n = s->refs->shape[0];
+  for (int64_t j0 = 0; !rc && j0 < n; j0 += nt) {
+    int64_t nj = n - j0 < nt ? n - j0 : nt;
+    int64_t wshape[2] = {mi, nj};
+    if (ml_interrupt_pending()) {
+      ml_interrupt_take();
+      rc = ml_fail(ML_EINTR, "knn: interrupted");
+      break;
+    }
+    rc = rows(&v[V_R], s->refs, j0, nj);
+    if (!rc) rc = rows(&v[V_RAUX], s->raux, j0, nj);
+    if (!rc) rc = rows(&v[V_WFLAT], work, 0, mi * nj);
+    if (!rc) rc = ml_view_reshape("knn", &v[V_WORK], &v[V_WFLAT], 2, wshape);
+    ml_knn_tile t = {s->metric, &v[V_Q], &v[V_R], j0, opt(&v[V_QAUX]),
+                     opt(&v[V_RAUX]), opt(&v[V_SELF]), &v[V_KEYS],
+                     &v[V_INDEX], &v[V_WORK]};
+    if (!rc) rc = s->be->knn_tile(&t);
+    release_views(v, V_R, V_COUNT);
+  }
+  ml_knn_refine r = {s->metric, &v[V_Q], s->refs, &v[V_KEYS], &v[V_INDEX],
+                     &v[V_BOUND], all, &v[V_DIST], &v[V_NEAR], &v[V_OK]};
+  if (!rc) rc = s->be->knn_refine(&r);
+  release_views(v, 0, V_COUNT);
+  return rc;
+}
+
+/* One pass over the batch with c candidates per query. */
+static int search_pass(const search *s, const batch *b, int64_t c) {
+  int64_t m = b->q->shape[0], mt, nt;
+  ml_dtype t = b->q->dtype;
+  plan_tiles(s, m, c, ml_dtype_size(t), &mt, &nt);
+  int64_t lshape[2] = {mt, c}, wsize = mt * nt;
+  ml_device dev = ml_array_device(b->q);
+  ml_array keys = {0}, index = {0}, work = {0};
+  int rc = ml_array_empty(&keys, t, 2, lshape, dev);
+  if (!rc) rc = ml_array_empty(&index, ML_INT64, 2, lshape, dev);
+  if (!rc) rc = ml_array_empty(&work, t, 1, &wsize, dev);
+  for (int64_t i0 = 0; !rc && i0 < m; i0 += mt)
+    rc = query_tile(s, b, i0, m - i0 < mt ? m - i0 : mt, nt, c >= s->avail,
+                    &keys, &index, &work);
+  ml_array_release(&keys);
+  ml_array_release(&index);
+  ml_array_release(&work);
+  return rc;
+}
+
+/* Reads a 0-d array as a double. */
+static int read_double(const ml_array *a, double *out) {
+  ml_scalar v;
+  int rc = ml_read_element(a, 0, &v);
+  if (!rc) *out = ml_scalar_to_double(v);
+  return rc;
+}
+
+/* The per-query error bound of the fast keys (float64, m), from the query
+ * norms qn and the reference norms rn; see the comment at the top. */
+static int error_bounds(ml_array *bound, ml_knn_metric metric,
+                        const ml_array *qn, const ml_array *rn, int64_t d) {
+  int f32 = qn->dtype == ML_FLOAT32;
+  double u = f32 ? 0x1p-24 : 0x1p-53, h = f32 ? FLT_MIN : DBL_MIN;
+  double big = (f32 ? FLT_MAX : DBL_MAX) / 4;
+  double rel = 2 * (2 * (double)d + 8) * u, abs = (8 * (double)d + 32) * h;
+  double rmax = 0, rmin = INFINITY;
+  ml_array q = {0}, r = {0}, zero = {0}, tmp = {0}, s = {0}, sq = {0},
+           e = {0}, e2 = {0}, over = {0};
+  int rc = ml_reduce(ML_MAX, &tmp, rn, -1, 0, 0);
+  if (!rc) rc = read_double(&tmp, &rmax);
+  ml_array_release(&tmp);
+  if (!rc && metric == ML_KNN_COSINE) {
+    rc = ml_binary_scalar(ML_LE, &zero, rn, ml_scalar_int(0), 0);
+    if (!rc) rc = ml_masked_fill(&r, rn, &zero, ml_scalar_float(INFINITY));
+    if (!rc) rc = ml_reduce(ML_MIN, &tmp, &r, -1, 0, 0);
+    if (!rc) rc = read_double(&tmp, &rmin);
+  }
+  if (!rc) rc = ml_astype(&q, qn, ML_FLOAT64);
+  if (!rc) rc = ml_binary_scalar(ML_ADD, &s, &q, ml_scalar_float(rmax), 0);
+  if (!rc) rc = ml_binary(ML_MUL, &sq, &s, &s);
+  switch (metric) {
+    case ML_KNN_COSINE: /* rel + (abs / Rmin) / |q| */
+      if (!rc) rc = ml_binary_scalar(ML_DIV, &e2, &q, ml_scalar_float(abs / rmin), 1);
+      if (!rc) rc = ml_binary_scalar(ML_ADD, &e, &e2, ml_scalar_float(rel), 0);
+      break;
+    case ML_KNN_IP: /* rel R |q| + abs */
+      if (!rc) rc = ml_binary_scalar(ML_MUL, &e2, &q, ml_scalar_float(rel * rmax), 0);
+      if (!rc) rc = ml_binary_scalar(ML_ADD, &e, &e2, ml_scalar_float(abs), 0);
+      break;
+    default: /* rel (|q| + R)^2 + abs */
+      if (!rc) rc = ml_binary_scalar(ML_MUL, &e2, &sq, ml_scalar_float(rel), 0);
+      if (!rc) rc = ml_binary_scalar(ML_ADD, &e, &e2, ml_scalar_float(abs), 0);
+      break;
+  }
+  if (!rc) rc = ml_binary_scalar(ML_GT, &over, &sq, ml_scalar_float(big), 0);
+  if (!rc) rc = ml_masked_fill(bound, &e, &over, ml_scalar_float(INFINITY));
+  ml_array *all[] = {&q, &r, &zero, &tmp, &s, &sq, &e, &e2, &over};
+  for (size_t i = 0; i < sizeof all / sizeof *all; i++) ml_array_release(all[i]);
+  return rc;
+}
+
+/* The fast keys' per-row terms from the norms x (backend.h): squared norms
+ * for the Euclidean metrics, inverse norms (0 for a zero vector) for the
+ * cosine, nothing for the inner product. */
+static int aux_terms(ml_array *out, ml_knn_metric metric, const ml_array *x) {
+  if (metric == ML_KNN_IP) return ML_OK;
+  if (metric != ML_KNN_COSINE) return ml_binary(ML_MUL, out, x, x);
+  ml_array inv = {0}, zero = {0};
+  int rc = ml_binary_scalar(ML_DIV, &inv, x, ml_scalar_int(1), 1);
+  if (!rc) rc = ml_binary_scalar(ML_EQ, &zero, x, ml_scalar_int(0), 0);
+  if (!rc) rc = ml_masked_fill(out, &inv, &zero, ml_scalar_int(0));
+  ml_array_release(&inv);
+  ml_array_release(&zero);
+  return rc;
+}
+
+/* 1-based positions of the zeros of the m flags in ok, appended to the
+ * host array fail (room for m) after mapping them through map (NULL: the
+ * identity); returns their count in *nfail. */
+static int failures(const ml_backend *be, const ml_array *ok,
+                    const int64_t *map, int64_t *fail, int64_t *nfail) {
+  int64_t m = ok->shape[0];
+  uint8_t *flags = malloc((size_t)(m ? m : 1));
+  if (!flags) return ml_fail(ML_ENOMEM, "knn: out of memory");
+  int rc = be->download(flags, ok);
+  int64_t count = 0;
+  for (int64_t i = 0; !rc && i < m; i++)
+    if (!flags[i]) fail[count++] = map ? map[i] : i + 1;
+  free(flags);
+  *nfail = count;
+  return rc;
+}
+
+/* Runs the passes: all queries with c candidates, then those that failed
+ * with more, writing their rows of dist and nearest, until none fails. */
+static int run(const search *s, const batch *all, int64_t c) {
+  int64_t m = all->q->shape[0], k = s->k, nfail = 0;
+  int64_t *fail = malloc((size_t)m * sizeof *fail);
+  int64_t *held = malloc((size_t)m * sizeof *held);
+  if (!fail || !held) {
+    free(fail);
+    free(held);
+    return ml_fail(ML_ENOMEM, "knn: out of memory");
+  }
+  int rc = search_pass(s, all, c);
+  if (!rc) rc = failures(s->be, all->ok, NULL, fail, &nfail);
+  ml_device dev = ml_array_device(all->q);
+  while (!rc && nfail > 0) {
+    c = c > s->avail / GROWTH ? s->avail : c * GROWTH;
+    memcpy(held, fail, (size_t)nfail * sizeof *held);
+    ml_array idx = {0}, q = {0}, qaux = {0}, bound = {0}, dist = {0},
+             nearest = {0}, ok = {0};
+    int64_t shape[2] = {nfail, k};
+    rc = ml_from_host(&idx, ML_INT64, 1, &nfail, dev, held);
+    if (!rc) rc = ml_index_select(&q, all->q, 0, &idx);
+    if (!rc && all->qaux) rc = ml_index_select(&qaux, all->qaux, 0, &idx);
+    if (!rc) rc = ml_index_select(&bound, all->bound, 0, &idx);
+    if (!rc) rc = ml_array_empty(&dist, all->dist->dtype, 2, shape, dev);
+    if (!rc) rc = ml_array_empty(&nearest, ML_INT64, 2, shape, dev);
+    if (!rc) rc = ml_array_empty(&ok, ML_UINT8, 1, &nfail, dev);
+    batch b = {&q, opt(&qaux), all->self ? &idx : NULL, &bound,
+               &dist, &nearest, &ok};
+    if (!rc) rc = search_pass(s, &b, c);
+    if (!rc) rc = ml_index_put(all->dist, 0, &idx, &dist);
+    if (!rc) rc = ml_index_put(all->nearest, 0, &idx, &nearest);
+    if (!rc) rc = failures(s->be, &ok, held, fail, &nfail);
+    ml_array *tmp[] = {&idx, &q, &qaux, &bound, &dist, &nearest, &ok};
+    for (size_t i = 0; i < sizeof tmp / sizeof *tmp; i++) ml_array_release(tmp[i]);
+  }
+  free(fail);
+  free(held);
+  return rc;
+}
+
+static int check_args(const ml_array *q, const ml_array *r, int64_t k,
+                      const ml_knn_opts *o) {
+  char s1[ML_SHAPE_STR_MAX], s2[ML_SHAPE_STR_MAX];
+  if (q->ndim != 2 || r->ndim != 2)
+    return ml_fail(ML_EINVAL, "knn: queries and references must be matrices (got %s and %s)",
+                   ml_shape_str(q->ndim, q->shape, s1, sizeof s1),
+                   ml_shape_str(r->ndim, r->shape, s2, sizeof s2));
+  int rc = ml_check_same_device("knn", q, r);
+  if (rc) return rc;
+  if (q->shape[1] != r->shape[1])
+    return ml_fail(ML_EINVAL, "knn: queries have %lld columns but references %lld",
+                   (long long)q->shape[1], (long long)r->shape[1]);
+  if (o->budget < 1)
+    return ml_fail(ML_EINVAL, "knn: budget = %lld bytes must be positive",
+                   (long long)o->budget);
+  int64_t n = r->shape[0];
+  if (o->exclude_self && q->shape[0] != n)
+    return ml_fail(ML_EINVAL, "knn: exclude_self needs the queries to be the references (got %lld and %lld rows)",
+                   (long long)q->shape[0], (long long)n);
+  if (k < 1) return ml_fail(ML_EINVAL, "knn: k = %lld must be at least 1", (long long)k);
+  if (k > n)
+    return ml_fail(ML_EINVAL, "knn: k = %lld exceeds the %lld reference points",
+                   (long long)k, (long long)n);
+  if (o->exclude_self && k > n - 1)
+    return ml_fail(ML_EINVAL, "knn: k = %lld exceeds the %lld reference points other than the query",
+                   (long long)k, (long long)(n - 1));
+  return ML_OK;
+}
+
+/* a in dtype t, contiguous (shared when it already is). */
+static int prepare(ml_array *out, const ml_array *a, ml_dtype t) {
+  return a->dtype == t ? ml_contiguous(out, a) : ml_astype(out, a, t);
+}
+
+int ml_knn(ml_array *dist, ml_array *index, const ml_array *queries,
+           const ml_array *refs, int64_t k, const ml_knn_opts *opts) {
+  int rc = check_args(queries, refs, k, opts);
+  if (rc) return rc;
+  ml_dtype t = ml_dtype_promote(queries->dtype, refs->dtype);
+  if (!ml_dtype_is_float(t)) t = ML_FLOAT64;
+  int64_t m = queries->shape[0], d = queries->shape[1], shape[2] = {m, k};
+  ml_device dev = ml_array_device(queries);
+  search s = {NULL, opts->metric, NULL, NULL, k,
+              refs->shape[0] - (opts->exclude_self != 0), opts->budget};
+  ml_array q = {0}, r = {0}, qn = {0}, rn = {0}, qaux = {0}, raux = {0},
+           self = {0}, bound = {0}, ok = {0}, rd = {0}, ri = {0};
+  rc = ml_backend_get(dev, &s.be);
+  if (!rc) rc = ml_array_empty(&rd, t, 2, shape, dev);
+  if (!rc) rc = ml_array_empty(&ri, ML_INT64, 2, shape, dev);
+  if (!rc && m > 0) {
+    rc = prepare(&q, queries, t);
+    if (!rc) rc = prepare(&r, refs, t);
+    if (!rc) rc = ml_reduce(ML_NORM2, &qn, &q, 1, 0, 0);
+    if (!rc) rc = ml_reduce(ML_NORM2, &rn, &r, 1, 0, 0);
+    if (!rc) rc = aux_terms(&qaux, s.metric, &qn);
+    if (!rc) rc = aux_terms(&raux, s.metric, &rn);
+    if (!rc) rc = error_bounds(&bound, s.metric, &qn, &rn, d);
+    if (!rc) rc = ml_array_empty(&ok, ML_UINT8, 1, &m, dev);
+    if (!rc && opts->exclude_self) {
+      rc = ml_array_empty(&self, ML_INT64, 1, &m, dev);
+      if (!rc) rc = s.be->iota(&self, ml_scalar_int(1), ml_scalar_int(1));
+    }
+    s.refs = &r;
+    s.raux = opt(&raux);
+    batch b = {&q, opt(&qaux), opt(&self), &bound, &rd, &ri, &ok};
+    int64_t c = 2 * k + SLACK;
+    if (!rc) rc = run(&s, &b, c < s.avail ? c : s.avail);
+  }
+  ml_array *tmp[] = {&q, &r, &qn, &rn, &qaux, &raux, &self, &bound, &ok};
+  for (size_t i = 0; i < sizeof tmp / sizeof *tmp; i++) ml_array_release(tmp[i]);
+  if (rc) {
+    ml_array_release(&rd);
+    ml_array_release(&ri);
+    return rc;
+  }
+  ml_array_release(dist);
+  ml_array_release(index);
+  ml_array_move(dist, &rd);
+  ml_array_move(index, &ri);
+  return ML_OK;
+}

@@ -1,0 +1,365 @@
+/* k nearest neighbours on the CPU (contracts in core/backend.h, algorithm
+ * in core/knn.c).
+ *
+ * knn_tile: a GEMM (OpenBLAS, threaded by itself) puts the dot products of
+ * a chunk of the tile's query rows in the work block; then OpenMP splits
+ * the chunk's rows. Chunks of about CHUNK_BYTES leave the rest of a large
+ * work block untouched, so never faulted in, and keep the dot products in
+ * the outer caches on their way from the GEMM to the selection. Each row
+ * turns its dot products into keys in place and gathers those that beat
+ * the worst of its c candidates (a threshold) into a buffer of 3c + BLOCK
+ * pairs, a block at a time without branches; when the buffer is nearly
+ * full, a quickselect keeps the c best and tightens the threshold. Blocks of keys with nothing under the threshold are
+ * skipped by one vectorised test, so that a row of a large tile costs
+ * little more than reading it.
+ *
+ * knn_refine: OpenMP over query rows; each computes its candidates' exact
+ * keys (double, coordinates in order; -std=c11 keeps the compiler from
+ * fusing multiply-adds), selects the k best and sorts them. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/status.h"
+#include "cpu.h"
+#include "strided.h"
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+/* Keys tested at once against the threshold. */
+#define BLOCK 32
+/* Dot products computed at once: about CHUNK_BYTES of them, but at least
+ * CHUNK_ROWS rows (the GEMM repacks the references for every chunk). */
+#define CHUNK_BYTES ((int64_t)64 << 20)
+#define CHUNK_ROWS 64
+
+/* A candidate: its key as an unsigned integer in the order of the keys
+ * (NaN last, -0 as +0, as in cpu_sort.c), and its 1-based index. */
+typedef struct {
+  uint64_t key;
+  int64_t idx;
+} pair;
+
+static inline uint64_t order_key(double v) {
+  if (v != v) return UINT64_MAX;
+  v += 0.0; /* -0 becomes +0 */
+  uint64_t u;
+  memcpy(&u, &v, sizeof u);
+  return u ^ ((uint64_t)((int64_t)u >> 63) | (uint64_t)1 << 63);
+}
+
+/* The double of an order_key (NaN for UINT64_MAX). */
+static inline double key_value(uint64_t u) {
+  u = u >> 63 ? u & ~((uint64_t)1 << 63) : ~u;
+  double v;
+  memcpy(&v, &u, sizeof v);
+  return v;
+}
+
+static inline int before(pair a, pair b) {
+  return a.key < b.key || (a.key == b.key && a.idx < b.idx);
+}
+
+static int by_pair(const void *a, const void *b) {
+  return before(*(const pair *)a, *(const pair *)b) ? -1
+         : before(*(const pair *)b, *(const pair *)a) ? 1 : 0;
+}
+
+/* Moves the c smallest of p[0..n) into p[0..c), the largest of them at
+ * p[c - 1] (quickselect, median-of-three pivots); 0 < c <= n. */
+static void select_first(pair *p, int64_t n, int64_t c) {
+  int64_t lo = 0, hi = n - 1, nth = c - 1;
+  while (hi > lo) {
+    int64_t mid = lo + (hi - lo) / 2;
+    pair t;
+    if (before(p[mid], p[lo])) t = p[mid], p[mid] = p[lo], p[lo] = t;
+    if (before(p[hi], p[lo])) t = p[hi], p[hi] = p[lo], p[lo] = t;
+    if (before(p[hi], p[mid])) t = p[hi], p[hi] = p[mid], p[mid] = t;
+    pair pivot = p[mid];
+    int64_t i = lo, j = hi;
+    while (i <= j) {
+      while (before(p[i], pivot)) i++;
+      while (before(pivot, p[j])) j--;
+      if (i <= j) {
+        t = p[i], p[i] = p[j], p[j] = t;
+        i++;
+        j--;
+      }
+    }
+    if (nth <= j)
+      hi = j;
+    else if (nth >= i)
+      lo = i;
+    else
+      return;
+  }
+}
+
+/* Row i of the tile: keys from its dot products at row wi of work, merged
+ * into the row's candidate list with buf (room for cap >= c + BLOCK
+ * pairs). */
+#define CPU_KNN_ROW(name, T)                                                   \
+  static void name(const ml_knn_tile *t, int64_t i, int64_t wi, pair *buf,     \
+                   int64_t cap) {                                              \
+    int64_t nt = t->refs->shape[0], c = t->keys->shape[1], n = 0;              \
+    T *w = (T *)ml_array_data(t->work) + wi * nt;                              \
+    T *key = (T *)ml_array_data(t->keys) + i * c;                              \
+    int64_t *idx = (int64_t *)ml_array_data(t->index) + i * c;                 \
+    const T *ra = t->raux ? (const T *)ml_array_data(t->raux) : NULL;          \
+    T qa = t->qaux ? ((const T *)ml_array_data(t->qaux))[i] : 0;               \
+    int64_t self = t->self ? ((const int64_t *)ml_array_data(t->self))[i] : 0; \
+    switch (t->metric) {                                                       \
+      case ML_KNN_COSINE:                                                      \
+        _Pragma("omp simd") for (int64_t j = 0; j < nt; j++)                   \
+          w[j] = 1 - w[j] * qa * ra[j];                                        \
+        break;                                                                 \
+      case ML_KNN_IP:                                                          \
+        _Pragma("omp simd") for (int64_t j = 0; j < nt; j++) w[j] = -w[j];     \
+        break;                                                                 \
+      default:                                                                 \
+        _Pragma("omp simd") for (int64_t j = 0; j < nt; j++)                   \
+          w[j] = (qa + ra[j]) - 2 * w[j];                                      \
+        break;                                                                 \
+    }                                                                          \
+    double tau = -INFINITY;                                                    \
+    for (int64_t j = 0; j < c; j++)                                            \
+      if (idx[j] != INT64_MAX) {                                               \
+        buf[n++] = (pair){order_key(key[j]), idx[j]};                          \
+        if (key[j] > tau) tau = key[j];                                        \
+      }                                                                        \
+    if (n < c) tau = INFINITY;                                                 \
+    for (int64_t j0 = 0; j0 < nt; j0 += BLOCK) {                               \
+      int64_t j1 = j0 + BLOCK < nt ? j0 + BLOCK : nt;                          \
+      if (j1 - j0 == BLOCK) {                                                  \
+        T th = (T)tau; /* exact: tau is a key or an infinity */                \
+        int hit = 0;                                                           \
+        _Pragma("omp simd reduction(|:hit)") for (int64_t j = 0; j < BLOCK;    \
+                                                  j++) hit |= !(w[j0 + j] > th); \
+        if (!hit) continue;                                                    \
+      }                                                                        \
+      if (n > cap - BLOCK) {                                                   \
+        select_first(buf, n, c);                                               \
+        n = c;                                                                 \
+        tau = key_value(buf[c - 1].key);                                       \
+      }                                                                        \
+      for (int64_t j = j0; j < j1; j++) {                                      \
+        double x = w[j];                                                       \
+        int64_t id = t->base + j + 1;                                          \
+        buf[n] = (pair){order_key(x == x ? x : INFINITY), id};                 \
+        n += !(x > tau) & (id != self);                                        \
+      }                                                                        \
+    }                                                                          \
+    if (n > c) {                                                               \
+      select_first(buf, n, c);                                                 \
+      n = c;                                                                   \
+    }                                                                          \
+    for (int64_t j = 0; j < c; j++) {                                          \
+      key[j] = j < n ? (T)key_value(buf[j].key) : (T)INFINITY;                 \
+      idx[j] = j < n ? buf[j].idx : INT64_MAX;                                 \
+    }                                                                          \
+  }
+
+CPU_KNN_ROW(tile_row_f32, float)
+CPU_KNN_ROW(tile_row_f64, double)
+
+/* The dot products of query rows i0 .. i0 + rows - 1 of the tile into the
+ * first rows of work. */
+static int dot_products(const ml_knn_tile *t, int64_t i0, int64_t rows) {
+  int64_t nt = t->refs->shape[0], d = t->queries->shape[1];
+  size_t es = ml_dtype_size(t->queries->dtype);
+  if (d == 0) {
+    memset(ml_array_data(t->work), 0, (size_t)(rows * nt) * es);
+    return ML_OK;
+  }
+  ml_gemm g = {t->queries->dtype, ml_array_device(t->queries), 0, 1,
+               rows, nt, d, 1,
+               (const char *)ml_array_data(t->queries) + i0 * d * (int64_t)es, d, 0,
+               ml_array_data(t->refs), d, 0,
+               ml_array_data(t->work), nt, 0};
+  return cpu_gemm(&g);
+}
+
+int cpu_knn_tile(const ml_knn_tile *t) {
+  int64_t mt = t->queries->shape[0], nt = t->refs->shape[0];
+  int64_t c = t->keys->shape[1];
+  if (mt == 0 || nt == 0) return ML_OK;
+  int f32 = t->queries->dtype == ML_FLOAT32;
+  int64_t chunk = CHUNK_BYTES / (nt * (int64_t)ml_dtype_size(t->queries->dtype));
+  if (chunk < CHUNK_ROWS) chunk = CHUNK_ROWS;
+  if (chunk > mt) chunk = mt;
+  int64_t cap = 3 * c + BLOCK;
+  int threads = cpu_threads_for(chunk * nt, CPU_PARALLEL_MIN), rc = ML_OK;
+  if (threads > chunk) threads = (int)chunk;
+  pair *bufs = malloc((size_t)(threads * cap) * sizeof *bufs);
+  if (!bufs)
+    return ml_fail(ML_ENOMEM, "knn: out of memory for %lld candidates a query",
+                   (long long)c);
+  for (int64_t i0 = 0; i0 < mt; i0 += chunk) {
+    int64_t rows = mt - i0 < chunk ? mt - i0 : chunk;
+    rc = dot_products(t, i0, rows);
+    if (rc) break;
+#pragma omp parallel num_threads(threads) if (threads > 1)
+    {
+#ifdef _OPENMP
+      pair *buf = bufs + omp_get_thread_num() * cap;
+#else
+      pair *buf = bufs;
+#endif
+#pragma omp for schedule(dynamic, 16)
+      for (int64_t i = i0; i < i0 + rows; i++) {
+        if (f32)
+          tile_row_f32(t, i, i - i0, buf, cap);
+        else
+          tile_row_f64(t, i, i - i0, buf, cap);
+      }
+    }
+  }
+  free(bufs);
+  return rc;
+}
+
+/* The exact keys (backend.h) of q against the LANES rows r[l], into key[l];
+ * qnorm: |q| in double, for the cosine. The lanes are independent sums,
+ * each in the order of the coordinates, written out so that their
+ * additions overlap. */
+#define LANES 4
+#define CPU_KNN_EXACT(name, T)                                                 \
+  static void name(ml_knn_metric metric, const T *q, const T *const *r,        \
+                   int64_t d, double qnorm, double *key) {                     \
+    const T *r0 = r[0], *r1 = r[1], *r2 = r[2], *r3 = r[3];                    \
+    double s0 = 0, s1 = 0, s2 = 0, s3 = 0;                                     \
+    if (metric == ML_KNN_IP) {                                                 \
+      for (int64_t i = 0; i < d; i++) {                                        \
+        double x = q[i];                                                       \
+        s0 += x * r0[i];                                                       \
+        s1 += x * r1[i];                                                       \
+        s2 += x * r2[i];                                                       \
+        s3 += x * r3[i];                                                       \
+      }                                                                        \
+      key[0] = -s0, key[1] = -s1, key[2] = -s2, key[3] = -s3;                  \
+      return;                                                                  \
+    }                                                                          \
+    if (metric == ML_KNN_COSINE) {                                             \
+      double n0 = 0, n1 = 0, n2 = 0, n3 = 0;                                   \
+      for (int64_t i = 0; i < d; i++) {                                        \
+        n0 += (double)r0[i] * r0[i];                                           \
+        n1 += (double)r1[i] * r1[i];                                           \
+        n2 += (double)r2[i] * r2[i];                                           \
+        n3 += (double)r3[i] * r3[i];                                           \
+      }                                                                        \
+      n0 = sqrt(n0), n1 = sqrt(n1), n2 = sqrt(n2), n3 = sqrt(n3);              \
+      for (int64_t i = 0; i < d; i++) {                                        \
+        double x = q[i] / qnorm, e0 = x - r0[i] / n0, e1 = x - r1[i] / n1;     \
+        double e2 = x - r2[i] / n2, e3 = x - r3[i] / n3;                       \
+        s0 += e0 * e0;                                                         \
+        s1 += e1 * e1;                                                         \
+        s2 += e2 * e2;                                                         \
+        s3 += e3 * e3;                                                         \
+      }                                                                        \
+      key[0] = qnorm == 0 || n0 == 0 ? 1 : s0 / 2;                             \
+      key[1] = qnorm == 0 || n1 == 0 ? 1 : s1 / 2;                             \
+      key[2] = qnorm == 0 || n2 == 0 ? 1 : s2 / 2;                             \
+      key[3] = qnorm == 0 || n3 == 0 ? 1 : s3 / 2;                             \
+      return;                                                                  \
+    }                                                                          \
+    for (int64_t i = 0; i < d; i++) {                                          \
+      double x = q[i], e0 = x - r0[i], e1 = x - r1[i], e2 = x - r2[i];         \
+      double e3 = x - r3[i];                                                   \
+      s0 += e0 * e0;                                                           \
+      s1 += e1 * e1;                                                           \
+      s2 += e2 * e2;                                                           \
+      s3 += e3 * e3;                                                           \
+    }                                                                          \
+    key[0] = s0, key[1] = s1, key[2] = s2, key[3] = s3;                        \
+  }
+
+CPU_KNN_EXACT(exact_f32, float)
+CPU_KNN_EXACT(exact_f64, double)
+
+/* The distance reported for an exact key (+0 rather than -0). */
+static double out_distance(ml_knn_metric metric, double key) {
+  return metric == ML_KNN_EUCLIDEAN ? sqrt(key)
+         : metric == ML_KNN_IP      ? -key + 0.0
+                                    : key;
+}
+
+/* Row i of the refinement, with buf room for the c candidates. */
+static void refine_row(const ml_knn_refine *r, int64_t i, pair *buf) {
+  int64_t d = r->queries->shape[1], c = r->keys->shape[1];
+  int64_t k = r->dist->shape[1];
+  int f32 = r->queries->dtype == ML_FLOAT32;
+  size_t es = ml_dtype_size(r->queries->dtype);
+  const char *q = (const char *)ml_array_data(r->queries) + i * d * (int64_t)es;
+  const void *refs = ml_array_data(r->refs);
+  const int64_t *idx = (const int64_t *)ml_array_data(r->index) + i * c;
+  double qnorm = 0, w = -INFINITY;
+  if (r->metric == ML_KNN_COSINE) {
+    for (int64_t j = 0; j < d; j++) {
+      double x = f32 ? ((const float *)q)[j] : ((const double *)q)[j];
+      qnorm += x * x;
+    }
+    qnorm = sqrt(qnorm);
+  }
+  for (int64_t j0 = 0; j0 < c; j0 += LANES) {
+    const float *r32[LANES]; /* the last lanes repeat the last candidate */
+    const double *r64[LANES];
+    double key[LANES];
+    for (int l = 0; l < LANES; l++) {
+      int64_t row = idx[j0 + l < c ? j0 + l : c - 1] - 1;
+      r32[l] = (const float *)refs + row * d;
+      r64[l] = (const double *)refs + row * d;
+    }
+    if (f32)
+      exact_f32(r->metric, (const float *)q, r32, d, qnorm, key);
+    else
+      exact_f64(r->metric, (const double *)q, r64, d, qnorm, key);
+    for (int l = 0; l < LANES && j0 + l < c; l++)
+      buf[j0 + l] = (pair){order_key(key[l]), idx[j0 + l]};
+  }
+  for (int64_t j = 0; j < c; j++) {
+    double fast = f32 ? ((const float *)ml_array_data(r->keys))[i * c + j]
+                      : ((const double *)ml_array_data(r->keys))[i * c + j];
+    if (!(fast <= w)) w = fast;
+  }
+  if (k < c) select_first(buf, c, k);
+  qsort(buf, (size_t)k, sizeof *buf, by_pair);
+  int64_t *near = (int64_t *)ml_array_data(r->nearest) + i * k;
+  for (int64_t j = 0; j < k; j++) {
+    near[j] = buf[j].idx;
+    double v = out_distance(r->metric, key_value(buf[j].key));
+    if (f32)
+      ((float *)ml_array_data(r->dist))[i * k + j] = (float)v;
+    else
+      ((double *)ml_array_data(r->dist))[i * k + j] = v;
+  }
+  double bound = ((const double *)ml_array_data(r->bound))[i];
+  ((uint8_t *)ml_array_data(r->ok))[i] =
+      r->all || w - bound > key_value(buf[k - 1].key);
+}
+
+int cpu_knn_refine(const ml_knn_refine *r) {
+  int64_t mt = r->queries->shape[0], c = r->keys->shape[1];
+  int64_t d = r->queries->shape[1];
+  if (mt == 0) return ML_OK;
+  int threads = cpu_threads_for(mt * c * (d + 1), CPU_PARALLEL_MIN), failed = 0;
+  if (threads > mt) threads = (int)mt;
+#pragma omp parallel num_threads(threads) if (threads > 1)
+  {
+    pair *buf = malloc((size_t)c * sizeof *buf);
+    if (!buf) {
+#pragma omp atomic write
+      failed = 1;
+    }
+#pragma omp for schedule(dynamic, 16)
+    for (int64_t i = 0; i < mt; i++)
+      if (buf && !ml_interrupt_pending()) refine_row(r, i, buf);
+    free(buf);
+  }
+  if (failed)
+    return ml_fail(ML_ENOMEM, "knn: out of memory for %lld candidates a query",
+                   (long long)c);
+  if (ml_interrupt_take()) return ml_fail(ML_EINTR, "knn: interrupted");
+  return ML_OK;
+}
