@@ -363,6 +363,10 @@ int ml_knn(ml_array *dist, ml_array *index, const ml_array *queries,
   ml_array q = {0}, r = {0}, qn = {0}, rn = {0}, qaux = {0}, raux = {0},
            self = {0}, bound = {0}, ok = {0}, rd = {0}, ri = {0};
   rc = ml_backend_get(dev, &s.be);
+  if (!rc && (!s.be->knn_tile || !s.be->knn_refine)) {
+    char name[ML_DEVICE_NAME_MAX];
+    rc = ml_fail(ML_EINVAL, "knn: not implemented on %s", ml_device_name(dev, name));
+  }
   if (!rc) rc = ml_array_empty(&rd, t, 2, shape, dev);
   if (!rc) rc = ml_array_empty(&ri, ML_INT64, 2, shape, dev);
   if (!rc && m > 0) {
