@@ -25,14 +25,13 @@
  * loops keep their registers. Lists of any length up to the number of
  * references work (the core's retries grow them that far).
  *
- * knn_tile, when d <= FUSED_D, c <= WARP_L and the tile has 32 query rows
- * for every multiprocessor: knn_fused, one kernel in which a block takes 32
- * query rows (8 a warp) and chunks of 128 references staged in shared
- * memory; each lane computes 8 rows x 4 references of dot products, the
- * keys go through shared memory, and the warp offers them row by row. The
- * work block is not touched. Otherwise cuBLAS (full FP32 or FP64, through
- * cuda_gemm) writes the dot products to the work block and knn_select_*
- * scans its rows, a warp (or a block) a row.
+ * knn_tile: cuBLAS (full FP32 or FP64, through cuda_gemm) writes the dot
+ * products to the work block, and knn_select_* scans its rows, a warp (or
+ * a block) a row, turning dot products into keys on the way. (A kernel
+ * that computed the dot products itself for d <= 64, with no work block,
+ * is in this file's history: it was slower on an H200 at m = n = 32768,
+ * k = 20, 9.1 ms against 6.3 ms at d = 16 and 16.1 against 9.1 at d = 64;
+ * the selection, not the product, bounds both.)
  *
  * knn_refine: a warp (a block when k > WARP_L) a query row; each thread
  * computes the exact keys of its candidates, and the group selects the k
@@ -52,15 +51,6 @@
 #define BLOCK_BB 2048
 /* Warps a block of knn_select_warp and knn_refine_warp. */
 #define SEL_WARPS 4
-/* knn_fused: warps a block, query rows a warp, references a lane in a
- * chunk of FT, the longest vectors (half for float64), and a row's
- * buffer. */
-#define FW 4
-#define FR 8
-#define FU 4
-#define FT (32 * FU)
-#define FUSED_D 64
-#define FUSED_BB 64
 
 /* ---- selection ---- */
 
@@ -331,7 +321,7 @@ template <class T> struct TileArgs {
   const int64_t *self;
   T *keys;
   int64_t *index;
-  key_type<T> *lk; /* scratch: mt x 2c pairs, the lists of block groups */
+  key_type<T> *lk; /* scratch: mt x 2c pairs, the lists of a block a row */
   int64_t *li;
 };
 
@@ -430,145 +420,6 @@ template <class T> __global__ void __launch_bounds__(BLOCK_G) knn_select_block(T
   }
 }
 
-/* The fused path for d <= D4 (a multiple of 4); see the top. Each chunk:
- * the block stages FT references, transposed; each warp computes the dot
- * products of its FR rows with them (lane: references lane + 32 u),
- * stores the keys in shared memory, then offers them row by row. Shared
- * memory: the rows' selections (their lists in global scratch), the keys,
- * the block's query rows and the references. */
-template <class T> static size_t fused_smem(int d4) {
-  size_t rows = FW * FR;
-  return rows * sel_bytes<key_type<T>>(0, FUSED_BB + 32) +
-         (rows * FT + rows * d4 + (size_t)d4 * (FT + 1)) * sizeof(T);
-}
-
-template <class T, int D4>
-__global__ void __launch_bounds__(FW * 32) knn_fused(TileArgs<T> a) {
-  using K = key_type<T>;
-  constexpr int ROWS = FW * FR, CAP = FUSED_BB + 32, RS = FT + 1, V = 16 / sizeof(T);
-  constexpr size_t SEL = sel_bytes<K>(0, CAP);
-  extern __shared__ __align__(16) unsigned char smem[];
-  T *kbuf = (T *)(smem + ROWS * SEL);
-  T *qs = kbuf + ROWS * FT;
-  T *rs = qs + ROWS * D4;
-  const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5;
-  for (int64_t g0 = (int64_t)blockIdx.x * ROWS; g0 < a.mt; g0 += (int64_t)gridDim.x * ROWS) {
-    __syncthreads();
-    for (int e = threadIdx.x; e < ROWS * D4; e += blockDim.x) {
-      int64_t i = g0 + e / D4;
-      int t = e % D4;
-      qs[e] = i < a.mt && t < a.d ? a.q[i * a.d + t] : T(0);
-    }
-    const int64_t i0 = g0 + wid * FR;
-    const int rows = a.mt - i0 < FR ? (int)(a.mt - i0 > 0 ? a.mt - i0 : 0) : FR;
-    T qa[FR];
-#pragma unroll
-    for (int r = 0; r < FR; r++) qa[r] = a.qaux && r < rows ? a.qaux[i0 + r] : T(0);
-#pragma unroll 1
-    for (int r = 0; r < rows; r++) {
-      const int s = wid * FR + r;
-      Lists<K> w = sel_carve<K>(smem + s * SEL, a.c, CAP, false, a.lk + (i0 + r) * 2 * a.c,
-                                a.li + (i0 + r) * 2 * a.c);
-      T thv;
-      tile_start<T, 32, FUSED_BB>(a, w, lane, i0 + r, thv);
-    }
-    const T *qw = qs + wid * FR * D4;
-    T *kw = kbuf + wid * FR * FT;
-    for (int64_t j0 = 0; j0 < a.nt; j0 += FT) {
-      __syncthreads();
-      /* element e = threadIdx.x + p FT: reference e / D4, coordinate
-       * e % D4; SB loads in flight at a time */
-      constexpr int SB = D4 < 8 ? D4 : 8;
-#pragma unroll 1
-      for (int p0 = 0; p0 < D4; p0 += SB) {
-        T v[SB];
-#pragma unroll
-        for (int p = 0; p < SB; p++) {
-          int e = threadIdx.x + (p0 + p) * FT, t = e % D4;
-          int64_t j = j0 + e / D4;
-          v[p] = t < a.d && j < a.nt ? a.refs[j * a.d + t] : T(0);
-        }
-#pragma unroll
-        for (int p = 0; p < SB; p++) {
-          int e = threadIdx.x + (p0 + p) * FT;
-          rs[e % D4 * RS + e / D4] = v[p];
-        }
-      }
-      __syncthreads();
-      T acc[FR][FU];
-#pragma unroll
-      for (int r = 0; r < FR; r++)
-#pragma unroll
-        for (int u = 0; u < FU; u++) acc[r][u] = T(0);
-#pragma unroll
-      for (int t0 = 0; t0 < D4; t0 += V) {
-        T rv[V][FU];
-#pragma unroll
-        for (int v = 0; v < V; v++)
-#pragma unroll
-          for (int u = 0; u < FU; u++) rv[v][u] = rs[(t0 + v) * RS + lane + 32 * u];
-#pragma unroll
-        for (int r = 0; r < FR; r++) {
-          Vec<T, V> qv = *reinterpret_cast<const Vec<T, V> *>(qw + r * D4 + t0);
-#pragma unroll
-          for (int v = 0; v < V; v++)
-#pragma unroll
-            for (int u = 0; u < FU; u++) acc[r][u] += qv.v[v] * rv[v][u];
-        }
-      }
-      T ra[FU];
-#pragma unroll
-      for (int u = 0; u < FU; u++) {
-        int64_t j = j0 + lane + 32 * u;
-        ra[u] = j < a.nt && a.raux ? __ldg(a.raux + j) : T(0);
-      }
-#pragma unroll
-      for (int r = 0; r < FR; r++)
-#pragma unroll
-        for (int u = 0; u < FU; u++)
-          kw[r * FT + lane + 32 * u] = fast_key(a.metric, acc[r][u], qa[r], ra[u]);
-#pragma unroll 1
-      for (int r = 0; r < rows; r++) {
-        const int s = wid * FR + r;
-        const int64_t i = i0 + r, self = a.self ? a.self[i] : 0;
-        Lists<K> w = sel_carve<K>(smem + s * SEL, a.c, CAP, false, a.lk + i * 2 * a.c,
-                                  a.li + i * 2 * a.c);
-        T thv = sel_threshold<T>(w);
-        Cands<T, FU> c;
-#pragma unroll
-        for (int u = 0; u < FU; u++) {
-          int64_t j = j0 + lane + 32 * u;
-          c.key[u] = kw[r * FT + lane + 32 * u];
-          c.id[u] = a.base + j + 1;
-          c.ok[u] = j < a.nt && c.id[u] != self;
-        }
-        sel_add<T, 32, FUSED_BB, FU>(w, lane, thv, c);
-      }
-    }
-#pragma unroll 1
-    for (int r = 0; r < rows; r++) {
-      const int s = wid * FR + r;
-      Lists<K> w = sel_carve<K>(smem + s * SEL, a.c, CAP, false, a.lk + (i0 + r) * 2 * a.c,
-                                a.li + (i0 + r) * 2 * a.c);
-      tile_store<T, 32, FUSED_BB>(a, w, lane, i0 + r);
-    }
-  }
-}
-
-template <class T, int D4> static int launch_fused(cuda_dev *d, const TileArgs<T> &a) {
-  return launch(d, knn_fused<T, D4>, blocks_for(a.mt, FW * FR), FW * 32, fused_smem<T>(D4), a);
-}
-
-template <class T> static int tile_fused(cuda_dev *d, const TileArgs<T> &a) {
-  if (a.d <= 4) return launch_fused<T, 4>(d, a);
-  if (a.d <= 8) return launch_fused<T, 8>(d, a);
-  if (a.d <= 16) return launch_fused<T, 16>(d, a);
-  if constexpr (sizeof(T) == 8)
-    return launch_fused<T, 32>(d, a);
-  else
-    return a.d <= 32 ? launch_fused<T, 32>(d, a) : launch_fused<T, 64>(d, a);
-}
-
 template <class T> static int tile_typed(cuda_dev *d, const ml_knn_tile *t) {
   using K = key_type<T>;
   TileArgs<T> a;
@@ -588,10 +439,8 @@ template <class T> static int tile_typed(cuda_dev *d, const ml_knn_tile *t) {
   a.index = array_ptr<int64_t>(t->index);
   a.lk = nullptr;
   a.li = nullptr;
-  bool fused = a.d <= FUSED_D / (int64_t)(sizeof(T) / 4) && a.c <= WARP_L &&
-               a.mt >= (int64_t)FW * FR * d->sms;
   cuda_scratch lk, li;
-  if (fused || a.c > WARP_L) {
+  if (a.c > WARP_L) {
     size_t pairs = (size_t)(a.mt * 2 * a.c);
     int rc = lk.get(d->index, pairs * sizeof(K), "knn");
     if (!rc) rc = li.get(d->index, pairs * sizeof(int64_t), "knn");
@@ -599,7 +448,6 @@ template <class T> static int tile_typed(cuda_dev *d, const ml_knn_tile *t) {
     a.lk = lk.as<K>();
     a.li = li.as<int64_t>();
   }
-  if (fused) return tile_fused<T>(d, a);
   ml_gemm g = {t->queries->dtype, ml_array_device(t->queries), 0, 1, a.mt, a.nt, a.d, 1,
                a.q, a.d, 0, a.refs, a.d, 0, (void *)a.work, a.nt, 0};
   int rc = cuda_gemm(&g);
@@ -629,7 +477,7 @@ template <class T> struct RefineArgs {
   T *dist;
   int64_t *nearest;
   uint8_t *ok;
-  uint64_t *lk; /* scratch: mt x 2k pairs, the lists of block groups */
+  uint64_t *lk; /* scratch: mt x 2k pairs, the lists of a block a row */
   int64_t *li;
 };
 

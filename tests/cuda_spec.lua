@@ -629,10 +629,9 @@ describe("cuda knn", function()
   -- and the same distances (the exact keys are computed in the same
   -- operations on both, so they agree to the bit; the tolerances are
   -- 1e-6 for float32 and 1e-12 for float64, relative). Sizes reach every
-  -- path of kernels/knn.cu: the fused kernel (d <= 64 and at least 32
-  -- query rows a multiprocessor), cuBLAS with a warp or a block a row
-  -- (lists of more than 256 candidates), refinement by a warp or a block
-  -- (k > 256), tiles of references, and the core's retries.
+  -- path of kernels/knn.cu: selection by a warp or by a block a row (lists
+  -- of more than 256 candidates), refinement by a warp or a block
+  -- (k > 256), tiles of queries and references, and the core's retries.
   local metrics = {"euclidean", "sqeuclidean", "cosine", "ip"}
   local rtol = {float32 = 1e-6, float64 = 1e-12}
 
@@ -692,19 +691,18 @@ describe("cuda knn", function()
     end
   end)
 
-  it("agrees on the fused path for every small dimension", function()
-    -- 32 query rows a multiprocessor of the largest GPUs, and more
-    local m = math.max(4608, 32 * 160)
+  it("agrees on thousands of queries of every small dimension", function()
+    local m = 5120
     for _, dt in ipairs(floats) do
       for _, d in ipairs({1, 3, 7, 16, 29, 37, 64}) do
         local q, r = input({m, d}, dt), input({611, d}, dt)
-        agree(q, r, 20, {}, "fused d = " .. d)
-        agree(q, r, 1, {metric = "cosine"}, "fused cosine d = " .. d)
+        agree(q, r, 20, {}, "d = " .. d)
+        agree(q, r, 1, {metric = "cosine"}, "cosine d = " .. d)
       end
       local x = input({m, 8}, dt)
-      agree(x, x, 10, {exclude_self = true}, "fused exclude_self")
+      agree(x, x, 10, {exclude_self = true}, "exclude_self")
       agree(x, x, 5, {metric = "ip", exclude_self = true, budget = 2 ^ 22},
-            "fused exclude_self in tiles")
+            "exclude_self in tiles")
     end
   end)
 
