@@ -12,6 +12,8 @@
 #include <cuda_runtime.h>
 #include <stdint.h>
 
+#include <type_traits>
+
 #include "cuda.h"
 #include "cuda_ops.h"
 
@@ -105,6 +107,40 @@ __device__ __forceinline__ int64_t float_to_int64(double v) {
   if (v >= 9223372036854775807.0) return INT64_MAX;
   if (v <= -9223372036854775808.0) return INT64_MIN;
   return (int64_t)v;
+}
+
+/* ---- order keys ----
+ * Unsigned integers in the order of the values (cpu_sort.c's order):
+ * integers with the sign bit flipped; floats by their bits with negatives
+ * inverted, -0 as +0 and NaN as the largest key. Sorting and selecting by
+ * (key, position) is then a strict total order, the same on both backends
+ * (sort.cu, knn.cu). */
+template <class T>
+using key_type = typename std::conditional<sizeof(T) == 8, uint64_t, uint32_t>::type;
+
+__device__ __forceinline__ uint32_t sort_key(uint8_t x) { return x; }
+__device__ __forceinline__ uint32_t sort_key(int32_t x) { return (uint32_t)x ^ 0x80000000u; }
+__device__ __forceinline__ uint64_t sort_key(int64_t x) {
+  return (uint64_t)x ^ 0x8000000000000000ull;
+}
+__device__ __forceinline__ uint32_t sort_key(float x) {
+  if (x != x) return 0xFFFFFFFFu;
+  uint32_t u = x == 0 ? 0u : __float_as_uint(x);
+  return (u >> 31) ? ~u : u | 0x80000000u;
+}
+__device__ __forceinline__ uint64_t sort_key(double x) {
+  if (x != x) return 0xFFFFFFFFFFFFFFFFull;
+  uint64_t u = x == 0 ? 0ull : (uint64_t)__double_as_longlong(x);
+  return (u >> 63) ? ~u : u | 0x8000000000000000ull;
+}
+
+/* The float (double) value of a float (double) key: +0 for -0, NaN for
+ * the largest key. */
+__device__ __forceinline__ float key_value(uint32_t k) {
+  return __uint_as_float((k >> 31) ? k & 0x7FFFFFFFu : ~k);
+}
+__device__ __forceinline__ double key_value(uint64_t k) {
+  return __longlong_as_double((long long)((k >> 63) ? k & 0x7FFFFFFFFFFFFFFFull : ~k));
 }
 
 /* ---- strided iteration ---- */

@@ -112,6 +112,8 @@ extern "C" int cuda_backend_init(void) {
   b->sort = cuda_sort;
   b->topk = cuda_topk;
   b->random = cuda_random;
+  b->knn_tile = cuda_knn_tile;
+  b->knn_refine = cuda_knn_refine;
   ml_backend_register(ML_CUDA, b, n);
   return n;
 }

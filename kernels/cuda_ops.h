@@ -56,6 +56,10 @@ int cuda_sort(const ml_array *values, const ml_array *indices,
 int cuda_topk(const ml_array *values, const ml_array *indices,
               const ml_array *in, int64_t k, int largest);
 
+/* knn.cu */
+int cuda_knn_tile(const ml_knn_tile *t);
+int cuda_knn_refine(const ml_knn_refine *r);
+
 /* random.cu */
 int cuda_random(ml_randkind kind, const ml_array *out, uint64_t seed,
                 uint64_t offset, double p1, double p2);

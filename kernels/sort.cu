@@ -18,28 +18,7 @@
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_segmented_sort.cuh>
 
-#include <type_traits>
-
 #include "common.cuh"
-
-template <class T>
-using key_type = typename std::conditional<sizeof(T) == 8, uint64_t, uint32_t>::type;
-
-__device__ __forceinline__ uint32_t sort_key(uint8_t x) { return x; }
-__device__ __forceinline__ uint32_t sort_key(int32_t x) { return (uint32_t)x ^ 0x80000000u; }
-__device__ __forceinline__ uint64_t sort_key(int64_t x) {
-  return (uint64_t)x ^ 0x8000000000000000ull;
-}
-__device__ __forceinline__ uint32_t sort_key(float x) {
-  if (x != x) return 0xFFFFFFFFu;
-  uint32_t u = x == 0 ? 0u : __float_as_uint(x);
-  return (u >> 31) ? ~u : u | 0x80000000u;
-}
-__device__ __forceinline__ uint64_t sort_key(double x) {
-  if (x != x) return 0xFFFFFFFFFFFFFFFFull;
-  uint64_t u = x == 0 ? 0ull : (uint64_t)__double_as_longlong(x);
-  return (u >> 63) ? ~u : u | 0x8000000000000000ull;
-}
 
 /* ---- sort ---- */
 

@@ -1,0 +1,629 @@
+/* k nearest neighbours: the search's two backend entries, knn_tile and
+ * knn_refine (contracts in core/backend.h; the algorithm, its tiling, its
+ * retries and its error bound in core/knn.c).
+ *
+ * CPU reference: src/cpu/cpu_knn.c. The results are the CPU's, bit for
+ * bit: the exact keys are computed in the same operations in the same
+ * order (double, coordinates in order, no fused multiply-adds: the
+ * __d*_rn intrinsics), and candidates are ordered by (key, index) with
+ * keys compared as the order keys of common.cuh (-0 as +0, NaN last), a
+ * strict total order, so the selected pairs do not depend on how the
+ * search was split. Only the fast keys, which merely choose candidates,
+ * differ in their last bits (cuBLAS sums in its own order).
+ *
+ * Selection (sel_* below): a group of threads, a warp or (for lists
+ * longer than WARP_L) a block, keeps the L best pairs of a row as a sorted
+ * list, two copies used in turn (in shared memory for a warp, in global
+ * scratch for a block), and a buffer of new candidates in shared memory.
+ * A candidate enters the buffer only when it beats the list's last pair,
+ * the threshold: one float comparison and one vote of the group rule out
+ * most candidates of a long row, and the few that pass are placed by
+ * ballots. When the buffer holds BB pairs it is sorted (bitonic, over the
+ * power of two it fills) and merged with the list into the other copy,
+ * each pair's new rank found by a binary search in the other sequence;
+ * that tightens the threshold. Merges are out of line, so that the hot
+ * loops keep their registers. Lists of any length up to the number of
+ * references work (the core's retries grow them that far).
+ *
+ * knn_tile: cuBLAS (full FP32 or FP64, through cuda_gemm) writes the dot
+ * products to the work block, and knn_select_* scans its rows, a warp (or
+ * a block) a row, turning dot products into keys on the way. (A kernel
+ * that computed the dot products itself for d <= 64, with no work block,
+ * is in this file's history: it was slower on an H200 at m = n = 32768,
+ * k = 20, 9.1 ms against 6.3 ms at d = 16 and 16.1 against 9.1 at d = 64;
+ * the selection, not the product, bounds both.)
+ *
+ * knn_refine: a warp (a block when k > WARP_L) a query row; each thread
+ * computes the exact keys of its candidates, and the group selects the k
+ * best and checks the error bound. */
+#include <math.h>
+
+#include "common.cuh"
+
+#define FULL 0xFFFFFFFFu
+/* A warp's selection: its buffer, and the longest list given to a warp
+ * (kept in shared memory). */
+#define WARP_BB 128
+#define WARP_L 256
+/* A block's selection: its threads and its buffer (its list is in global
+ * scratch). */
+#define BLOCK_G 256
+#define BLOCK_BB 2048
+/* Warps a block of knn_select_warp and knn_refine_warp. */
+#define SEL_WARPS 4
+
+/* ---- selection ---- */
+
+/* The state of a row's selection, in shared memory: the threshold (the
+ * list's last pair), the buffer's fill and the copy of the list in use. */
+template <class K> struct SelState {
+  K thk;
+  int64_t thi;
+  int count, cur;
+};
+
+/* Where a row's selection lives. */
+template <class K> struct Lists {
+  K *bk;           /* shared: the buffer's keys and indices */
+  int64_t *bi;
+  SelState<K> *st; /* shared */
+  K *lk;           /* shared or global: two copies of the list, L each */
+  int64_t *li;
+  int64_t L;
+};
+
+/* Shared bytes of a group's selection: a buffer of cap pairs, the state,
+ * and the two copies of a list of ls pairs when the list lives there too
+ * (ls = 0 when it does not); a multiple of 16. */
+template <class K> __host__ __device__ constexpr size_t sel_bytes(int64_t ls, int cap) {
+  return ((size_t)(cap + 2 * ls) * (sizeof(int64_t) + sizeof(K)) + sizeof(SelState<K>) + 15) /
+         16 * 16;
+}
+
+/* The selection laid out at p (sel_bytes(L or 0, cap) bytes): its list of
+ * L pairs there too when shared, else at glk and gli. */
+template <class K>
+__device__ __forceinline__ Lists<K> sel_carve(unsigned char *p, int64_t L, int cap, bool shared,
+                                              K *glk, int64_t *gli) {
+  int64_t ls = shared ? 2 * L : 0;
+  int64_t *bi = (int64_t *)p;
+  K *bk = (K *)(bi + cap + ls);
+  SelState<K> *st = (SelState<K> *)(bk + cap + ls);
+  return Lists<K>{bk, bi, st, shared ? bk + cap : glk, shared ? bi + cap : gli, L};
+}
+
+/* The pair of an empty place: after every candidate. */
+template <class K> __device__ __forceinline__ K none_key() { return (K)~(K)0; }
+
+template <class K>
+__device__ __forceinline__ bool before(K ak, int64_t ai, K bk, int64_t bi) {
+  return ak < bk || (ak == bk && ai < bi);
+}
+
+template <int G> __device__ __forceinline__ void group_sync() {
+  if (G == 32)
+    __syncwarp();
+  else
+    __syncthreads();
+}
+
+/* The number of pairs of the sorted a[0, n) before (k, i), or with LE
+ * not after it. */
+template <bool LE, class K>
+__device__ __forceinline__ int64_t rank_in(const K *ak, const int64_t *ai, int64_t n, K k,
+                                           int64_t i) {
+  int64_t lo = 0, hi = n;
+  while (lo < hi) {
+    int64_t mid = (lo + hi) >> 1;
+    bool left = LE ? !before(k, i, ak[mid], ai[mid]) : before(ak[mid], ai[mid], k, i);
+    if (left)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+/* An empty list, threshold and buffer. Thread tid of the group of G. */
+template <class K, int G> __device__ void sel_start(const Lists<K> &w, int tid) {
+  for (int64_t p = tid; p < w.L; p += G) {
+    w.lk[p] = none_key<K>();
+    w.li[p] = INT64_MAX;
+  }
+  if (tid == 0) *w.st = SelState<K>{none_key<K>(), INT64_MAX, 0, 0};
+  group_sync<G>();
+}
+
+/* Sorts the count (>= 1) buffered pairs, the first BB of them if more,
+ * merges them with the list into its other copy and moves the rest to the
+ * front of the buffer; returns their number. The state is updated. Out of
+ * line: it is rare, and its callers keep little alive across it. */
+template <class K, int G, int BB>
+__device__ __noinline__ int sel_merge(const Lists<K> &w, int tid, int count) {
+  /* locals: stores through the pointers cannot change them */
+  K *const bk = w.bk;
+  int64_t *const bi = w.bi;
+  SelState<K> *const st = w.st;
+  const int64_t L = w.L;
+  group_sync<G>();
+  const int nb = count < BB ? count : BB, cur = st->cur;
+  int n = 2;
+  while (n < nb) n <<= 1;
+  for (int p = nb + tid; p < n; p += G) {
+    bk[p] = none_key<K>();
+    bi[p] = INT64_MAX;
+  }
+  group_sync<G>();
+  for (int size = 2; size <= n; size <<= 1)
+    for (int stride = size >> 1; stride > 0; stride >>= 1) {
+      for (int t = tid; t < n / 2; t += G) {
+        int i = 2 * t - (t & (stride - 1)), j = i + stride;
+        K ki = bk[i], kj = bk[j];
+        int64_t ii = bi[i], ij = bi[j];
+        bool up = (i & size) == 0;
+        if (up ? before(kj, ij, ki, ii) : before(ki, ii, kj, ij)) {
+          bk[i] = kj;
+          bk[j] = ki;
+          bi[i] = ij;
+          bi[j] = ii;
+        }
+      }
+      group_sync<G>();
+    }
+  const K *const sk = w.lk + cur * L;
+  const int64_t *const si = w.li + cur * L;
+  K *const dk = w.lk + (cur ^ 1) * L;
+  int64_t *const di = w.li + (cur ^ 1) * L;
+  /* ranks in the merged sequence, the list's pair first among equals */
+  for (int64_t p = tid; p < L; p += G) {
+    K k = sk[p];
+    int64_t i = si[p], r = p + rank_in<false>(bk, bi, (int64_t)nb, k, i);
+    if (r < L) {
+      dk[r] = k;
+      di[r] = i;
+    }
+  }
+  for (int q = tid; q < nb; q += G) {
+    K k = bk[q];
+    int64_t i = bi[q], r = q + rank_in<true>(sk, si, L, k, i);
+    if (r < L) {
+      dk[r] = k;
+      di[r] = i;
+    }
+  }
+  group_sync<G>();
+  const int left = count - nb;
+  for (int p = tid; p < left; p += G) {
+    bk[p] = bk[BB + p];
+    bi[p] = bi[BB + p];
+  }
+  if (tid == 0) *st = SelState<K>{dk[L - 1], di[L - 1], left, cur ^ 1};
+  group_sync<G>();
+  return left;
+}
+
+/* U candidates a thread; ok: a real candidate (and, once tested, one that
+ * passed the threshold's float test). */
+template <class T, int U> struct Cands {
+  T key[U];
+  int64_t id[U];
+  bool ok[U];
+};
+
+/* Buffers the candidates that beat the threshold, merging when the buffer
+ * holds BB: a warp's buffer has room for BB + 32 pairs, a block's for
+ * BB + G * U. A warp places its pairs by ballots, a block by a shared
+ * counter. */
+template <class T, int G, int BB, int U>
+__device__ __forceinline__ void sel_offer(const Lists<key_type<T>> &w, int tid,
+                                          const Cands<T, U> &c) {
+  using K = key_type<T>;
+  static_assert(BB >= G * U || G == 32, "the buffer's overflow must fit before it");
+  K thk = w.st->thk;
+  int64_t thi = w.st->thi;
+  if (G == 32) {
+    int count = w.st->count;
+#pragma unroll
+    for (int u = 0; u < U; u++) {
+      if (!__any_sync(FULL, c.ok[u])) continue;
+      K k = sort_key(c.key[u]);
+      bool in = c.ok[u] && before(k, c.id[u], thk, thi);
+      unsigned b = __ballot_sync(FULL, in);
+      if (in) {
+        int pos = count + __popc(b & ((1u << tid) - 1));
+        w.bk[pos] = k;
+        w.bi[pos] = c.id[u];
+      }
+      count += __popc(b);
+      if (count >= BB) {
+        count = sel_merge<K, G, BB>(w, tid, count);
+        thk = w.st->thk;
+        thi = w.st->thi;
+      }
+    }
+    __syncwarp();
+    if (tid == 0) w.st->count = count;
+    __syncwarp();
+  } else {
+#pragma unroll
+    for (int u = 0; u < U; u++) {
+      K k = sort_key(c.key[u]);
+      if (c.ok[u] && before(k, c.id[u], thk, thi)) {
+        int pos = atomicAdd(&w.st->count, 1);
+        w.bk[pos] = k;
+        w.bi[pos] = c.id[u];
+      }
+    }
+    __syncthreads();
+    int count = w.st->count;
+    __syncthreads();
+    if (count >= BB) sel_merge<K, G, BB>(w, tid, count);
+  }
+}
+
+/* The threshold's value for the float test: NaN (everything passes)
+ * while the list has empty places. Read after a sync of the group. */
+template <class T> __device__ __forceinline__ T sel_threshold(const Lists<key_type<T>> &w) {
+  return key_value(w.st->thk);
+}
+
+/* Offers U candidates a thread (a NaN key is taken as it is); thv is the
+ * caller's copy of the threshold's value. Every thread of the group calls
+ * it alike. */
+template <class T, int G, int BB, int U>
+__device__ __forceinline__ void sel_add(const Lists<key_type<T>> &w, int tid, T &thv,
+                                        Cands<T, U> &c) {
+  bool any = false;
+#pragma unroll
+  for (int u = 0; u < U; u++) {
+    c.ok[u] = c.ok[u] && !(c.key[u] > thv);
+    any |= c.ok[u];
+  }
+  if (G == 32 ? __any_sync(FULL, any) : __syncthreads_or(any)) {
+    sel_offer<T, G, BB, U>(w, tid, c);
+    thv = sel_threshold<T>(w);
+  }
+}
+
+/* Merges what the buffer still holds; the list is then final. */
+template <class K, int G, int BB> __device__ void sel_finish(const Lists<K> &w, int tid) {
+  group_sync<G>();
+  int count = w.st->count;
+  group_sync<G>();
+  while (count > 0) count = sel_merge<K, G, BB>(w, tid, count);
+}
+
+/* Launches kernel f with smem bytes of dynamic shared memory. */
+template <class F, class A>
+static int launch(cuda_dev *d, F f, unsigned grid, int threads, size_t smem, const A &a) {
+  if (smem > 48 * 1024) {
+    int rc = cuda_check(cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                             (int)smem),
+                        "knn");
+    if (rc) return rc;
+  }
+  f<<<grid, threads, smem, d->stream>>>(a);
+  return cuda_launched("knn");
+}
+
+/* Blocks for n groups of `per` a block (grid-stride beyond 2^20). */
+static unsigned blocks_for(int64_t n, int per) {
+  int64_t b = (n + per - 1) / per;
+  return (unsigned)(b < (1 << 20) ? b : (1 << 20));
+}
+
+/* ---- knn_tile ---- */
+
+template <class T> struct TileArgs {
+  ml_knn_metric metric;
+  int64_t mt, nt, d, c, base;
+  const T *q, *refs, *work, *qaux, *raux;
+  const int64_t *self;
+  T *keys;
+  int64_t *index;
+  key_type<T> *lk; /* scratch: mt x 2c pairs, the lists of a block a row */
+  int64_t *li;
+};
+
+/* The fast key (backend.h) from the dot product p; NaN counts as +inf. */
+template <class T>
+__device__ __forceinline__ T fast_key(ml_knn_metric metric, T p, T qa, T ra) {
+  T x = metric == ML_KNN_COSINE ? 1 - p * qa * ra : metric == ML_KNN_IP ? -p : (qa + ra) - 2 * p;
+  return x != x ? (T)INFINITY : x;
+}
+
+/* Starts row i's selection with its old list (empty places left out). */
+template <class T, int G, int BB>
+__device__ void tile_start(const TileArgs<T> &a, const Lists<key_type<T>> &w, int tid, int64_t i,
+                           T &thv) {
+  sel_start<key_type<T>, G>(w, tid);
+  thv = sel_threshold<T>(w);
+  for (int64_t p0 = 0; p0 < a.c; p0 += G) {
+    int64_t p = p0 + tid;
+    Cands<T, 1> c;
+    c.ok[0] = p < a.c;
+    c.key[0] = c.ok[0] ? a.keys[i * a.c + p] : T(0);
+    c.id[0] = c.ok[0] ? a.index[i * a.c + p] : 0;
+    c.ok[0] = c.ok[0] && c.id[0] != INT64_MAX;
+    if (c.key[0] != c.key[0]) c.key[0] = (T)INFINITY;
+    sel_add<T, G, BB, 1>(w, tid, thv, c);
+  }
+}
+
+/* Row i's final list into keys and index, empty places as (+inf,
+ * INT64_MAX). */
+template <class T, int G, int BB>
+__device__ void tile_store(const TileArgs<T> &a, const Lists<key_type<T>> &w, int tid, int64_t i) {
+  sel_finish<key_type<T>, G, BB>(w, tid);
+  int64_t off = w.st->cur * w.L;
+  for (int64_t p = tid; p < a.c; p += G) {
+    int64_t id = w.li[off + p];
+    a.keys[i * a.c + p] = id == INT64_MAX ? (T)INFINITY : key_value(w.lk[off + p]);
+    a.index[i * a.c + p] = id;
+  }
+  group_sync<G>();
+}
+
+/* Row i of the work block through the selection w, U keys a thread at a
+ * time. */
+template <class T, int G, int BB, int U>
+__device__ void tile_row(const TileArgs<T> &a, const Lists<key_type<T>> &w, int tid, int64_t i) {
+  T thv;
+  tile_start<T, G, BB>(a, w, tid, i, thv);
+  const T *row = a.work + i * a.nt;
+  const T qa = a.qaux ? a.qaux[i] : T(0);
+  const int64_t self = a.self ? a.self[i] : 0;
+  for (int64_t j0 = 0; j0 < a.nt; j0 += (int64_t)G * U) {
+    Cands<T, U> c;
+    T p[U], ra[U];
+#pragma unroll
+    for (int u = 0; u < U; u++) {
+      int64_t j = j0 + tid + (int64_t)G * u;
+      c.ok[u] = j < a.nt;
+      p[u] = c.ok[u] ? __ldcs(row + j) : T(0); /* read once: keep raux in L1 */
+      ra[u] = c.ok[u] && a.raux ? __ldg(a.raux + j) : T(0);
+    }
+#pragma unroll
+    for (int u = 0; u < U; u++) {
+      c.key[u] = fast_key(a.metric, p[u], qa, ra[u]);
+      c.id[u] = a.base + j0 + tid + (int64_t)G * u + 1;
+      c.ok[u] = c.ok[u] && c.id[u] != self;
+    }
+    sel_add<T, G, BB, U>(w, tid, thv, c);
+  }
+  tile_store<T, G, BB>(a, w, tid, i);
+}
+
+/* The GEMM path's selection, a warp a row of the work block (lists in
+ * shared memory, c <= WARP_L), 2 x 16 bytes a lane at a time. */
+template <class T>
+__global__ void __launch_bounds__(SEL_WARPS * 32) knn_select_warp(TileArgs<T> a) {
+  using K = key_type<T>;
+  extern __shared__ __align__(16) unsigned char smem[];
+  const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5;
+  const size_t per = sel_bytes<K>(a.c, WARP_BB + 32);
+  Lists<K> w = sel_carve<K>(smem + wid * per, a.c, WARP_BB + 32, true, nullptr, nullptr);
+  for (int64_t i = (int64_t)blockIdx.x * SEL_WARPS + wid; i < a.mt;
+       i += (int64_t)gridDim.x * SEL_WARPS)
+    tile_row<T, 32, WARP_BB, 32 / sizeof(T)>(a, w, lane, i);
+}
+
+/* Likewise a block a row, for lists longer than WARP_L (in global
+ * scratch). */
+template <class T> __global__ void __launch_bounds__(BLOCK_G) knn_select_block(TileArgs<T> a) {
+  using K = key_type<T>;
+  __shared__ __align__(16) unsigned char smem[sel_bytes<K>(0, BLOCK_BB + BLOCK_G)];
+  for (int64_t i = blockIdx.x; i < a.mt; i += gridDim.x) {
+    Lists<K> w = sel_carve<K>(smem, a.c, BLOCK_BB + BLOCK_G, false, a.lk + i * 2 * a.c,
+                              a.li + i * 2 * a.c);
+    tile_row<T, BLOCK_G, BLOCK_BB, 1>(a, w, threadIdx.x, i);
+  }
+}
+
+template <class T> static int tile_typed(cuda_dev *d, const ml_knn_tile *t) {
+  using K = key_type<T>;
+  TileArgs<T> a;
+  a.metric = t->metric;
+  a.mt = t->queries->shape[0];
+  a.nt = t->refs->shape[0];
+  a.d = t->queries->shape[1];
+  a.c = t->keys->shape[1];
+  a.base = t->base;
+  a.q = array_ptr<const T>(t->queries);
+  a.refs = array_ptr<const T>(t->refs);
+  a.work = array_ptr<const T>(t->work);
+  a.qaux = t->qaux ? array_ptr<const T>(t->qaux) : nullptr;
+  a.raux = t->raux ? array_ptr<const T>(t->raux) : nullptr;
+  a.self = t->self ? array_ptr<const int64_t>(t->self) : nullptr;
+  a.keys = array_ptr<T>(t->keys);
+  a.index = array_ptr<int64_t>(t->index);
+  a.lk = nullptr;
+  a.li = nullptr;
+  cuda_scratch lk, li;
+  if (a.c > WARP_L) {
+    size_t pairs = (size_t)(a.mt * 2 * a.c);
+    int rc = lk.get(d->index, pairs * sizeof(K), "knn");
+    if (!rc) rc = li.get(d->index, pairs * sizeof(int64_t), "knn");
+    if (rc) return rc;
+    a.lk = lk.as<K>();
+    a.li = li.as<int64_t>();
+  }
+  ml_gemm g = {t->queries->dtype, ml_array_device(t->queries), 0, 1, a.mt, a.nt, a.d, 1,
+               a.q, a.d, 0, a.refs, a.d, 0, (void *)a.work, a.nt, 0};
+  int rc = cuda_gemm(&g);
+  if (rc) return rc;
+  if (a.c <= WARP_L)
+    return launch(d, knn_select_warp<T>, blocks_for(a.mt, SEL_WARPS), SEL_WARPS * 32,
+                  SEL_WARPS * sel_bytes<K>(a.c, WARP_BB + 32), a);
+  return launch(d, knn_select_block<T>, blocks_for(a.mt, 1), BLOCK_G, 0, a);
+}
+
+extern "C" int cuda_knn_tile(const ml_knn_tile *t) {
+  cuda_dev *d;
+  int rc = cuda_enter(array_device(t->queries), &d);
+  if (rc || t->queries->shape[0] == 0 || t->refs->shape[0] == 0) return rc;
+  return t->queries->dtype == ML_FLOAT32 ? tile_typed<float>(d, t) : tile_typed<double>(d, t);
+}
+
+/* ---- knn_refine ---- */
+
+template <class T> struct RefineArgs {
+  ml_knn_metric metric;
+  int all;
+  int64_t mt, n, d, c, k;
+  const T *q, *refs, *keys;
+  const int64_t *index;
+  const double *bound;
+  T *dist;
+  int64_t *nearest;
+  uint8_t *ok;
+  uint64_t *lk; /* scratch: mt x 2k pairs, the lists of a block a row */
+  int64_t *li;
+};
+
+/* The exact key (backend.h) of q and r, cpu_knn.c's operations in its
+ * order; qnorm: |q|, for the cosine. */
+template <class T>
+__device__ double exact_key(ml_knn_metric metric, const T *q, const T *r, int64_t d,
+                            double qnorm) {
+  double s = 0;
+  if (metric == ML_KNN_IP) {
+    for (int64_t t = 0; t < d; t++) s = __dadd_rn(s, __dmul_rn((double)q[t], (double)r[t]));
+    return -s;
+  }
+  if (metric == ML_KNN_COSINE) {
+    double rn = 0;
+    for (int64_t t = 0; t < d; t++) rn = __dadd_rn(rn, __dmul_rn((double)r[t], (double)r[t]));
+    rn = __dsqrt_rn(rn);
+    if (qnorm == 0 || rn == 0) return 1;
+    for (int64_t t = 0; t < d; t++) {
+      double e = __dsub_rn(__ddiv_rn((double)q[t], qnorm), __ddiv_rn((double)r[t], rn));
+      s = __dadd_rn(s, __dmul_rn(e, e));
+    }
+    return __ddiv_rn(s, 2.0);
+  }
+  for (int64_t t = 0; t < d; t++) {
+    double e = __dsub_rn((double)q[t], (double)r[t]);
+    s = __dadd_rn(s, __dmul_rn(e, e));
+  }
+  return s;
+}
+
+/* The larger, a NaN winning. */
+__device__ __forceinline__ double nan_max(double a, double b) { return b != b || b > a ? b : a; }
+
+/* The NaN-propagating maximum of v over the group; red: shared room for
+ * a value a warp. */
+template <int G> __device__ double group_max(double v, double *red) {
+  for (int o = 16; o > 0; o >>= 1) v = nan_max(v, __shfl_xor_sync(FULL, v, o));
+  if (G == 32) return v;
+  const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+  if (lane == 0) red[w] = v;
+  __syncthreads();
+  v = red[0];
+  for (int i = 1; i < G / 32; i++) v = nan_max(v, red[i]);
+  __syncthreads();
+  return v;
+}
+
+/* Row i's refinement through the selection w (a list of k pairs). */
+template <class T, int G, int BB>
+__device__ void refine_row(const RefineArgs<T> &a, const Lists<uint64_t> &w, int tid, int64_t i,
+                           double *red) {
+  const T *q = a.q + i * a.d;
+  double qnorm = 0, wmax = -INFINITY;
+  if (a.metric == ML_KNN_COSINE) {
+    for (int64_t t = 0; t < a.d; t++) qnorm = __dadd_rn(qnorm, __dmul_rn((double)q[t], (double)q[t]));
+    qnorm = __dsqrt_rn(qnorm);
+  }
+  sel_start<uint64_t, G>(w, tid);
+  double thv = sel_threshold<double>(w);
+  for (int64_t p0 = 0; p0 < a.c; p0 += G) {
+    int64_t p = p0 + tid;
+    Cands<double, 1> c;
+    c.key[0] = 0;
+    c.id[0] = p < a.c ? a.index[i * a.c + p] : 0;
+    c.ok[0] = p < a.c && c.id[0] >= 1 && c.id[0] <= a.n;
+    if (p < a.c) wmax = nan_max(wmax, (double)a.keys[i * a.c + p]);
+    if (c.ok[0]) c.key[0] = exact_key<T>(a.metric, q, a.refs + (c.id[0] - 1) * a.d, a.d, qnorm);
+    sel_add<double, G, BB, 1>(w, tid, thv, c);
+  }
+  sel_finish<uint64_t, G, BB>(w, tid);
+  wmax = group_max<G>(wmax, red);
+  const int64_t off = w.st->cur * a.k;
+  for (int64_t p = tid; p < a.k; p += G) {
+    double v = key_value(w.lk[off + p]);
+    a.nearest[i * a.k + p] = w.li[off + p];
+    a.dist[i * a.k + p] = (T)(a.metric == ML_KNN_EUCLIDEAN ? __dsqrt_rn(v)
+                              : a.metric == ML_KNN_IP      ? __dadd_rn(-v, 0.0)
+                                                           : v);
+  }
+  if (tid == 0) {
+    double e = key_value(w.lk[off + a.k - 1]);
+    a.ok[i] = a.all || wmax - a.bound[i] > e;
+  }
+  group_sync<G>();
+}
+
+/* A warp a query row (lists in shared memory, k <= WARP_L). */
+template <class T>
+__global__ void __launch_bounds__(SEL_WARPS * 32) knn_refine_warp(RefineArgs<T> a) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5;
+  const size_t per = sel_bytes<uint64_t>(a.k, WARP_BB + 32);
+  Lists<uint64_t> w = sel_carve<uint64_t>(smem + wid * per, a.k, WARP_BB + 32, true, nullptr,
+                                          nullptr);
+  for (int64_t i = (int64_t)blockIdx.x * SEL_WARPS + wid; i < a.mt;
+       i += (int64_t)gridDim.x * SEL_WARPS)
+    refine_row<T, 32, WARP_BB>(a, w, lane, i, nullptr);
+}
+
+/* A block a query row, for k > WARP_L (lists in global scratch). */
+template <class T> __global__ void __launch_bounds__(BLOCK_G) knn_refine_block(RefineArgs<T> a) {
+  __shared__ __align__(16) unsigned char smem[sel_bytes<uint64_t>(0, BLOCK_BB + BLOCK_G)];
+  __shared__ double red[BLOCK_G / 32];
+  for (int64_t i = blockIdx.x; i < a.mt; i += gridDim.x) {
+    Lists<uint64_t> w = sel_carve<uint64_t>(smem, a.k, BLOCK_BB + BLOCK_G, false,
+                                            a.lk + i * 2 * a.k, a.li + i * 2 * a.k);
+    refine_row<T, BLOCK_G, BLOCK_BB>(a, w, threadIdx.x, i, red);
+  }
+}
+
+template <class T> static int refine_typed(cuda_dev *d, const ml_knn_refine *r) {
+  RefineArgs<T> a;
+  a.metric = r->metric;
+  a.all = r->all;
+  a.mt = r->queries->shape[0];
+  a.n = r->refs->shape[0];
+  a.d = r->queries->shape[1];
+  a.c = r->keys->shape[1];
+  a.k = r->dist->shape[1];
+  a.q = array_ptr<const T>(r->queries);
+  a.refs = array_ptr<const T>(r->refs);
+  a.keys = array_ptr<const T>(r->keys);
+  a.index = array_ptr<const int64_t>(r->index);
+  a.bound = array_ptr<const double>(r->bound);
+  a.dist = array_ptr<T>(r->dist);
+  a.nearest = array_ptr<int64_t>(r->nearest);
+  a.ok = array_ptr<uint8_t>(r->ok);
+  a.lk = nullptr;
+  a.li = nullptr;
+  if (a.k <= WARP_L)
+    return launch(d, knn_refine_warp<T>, blocks_for(a.mt, SEL_WARPS), SEL_WARPS * 32,
+                  SEL_WARPS * sel_bytes<uint64_t>(a.k, WARP_BB + 32), a);
+  cuda_scratch lk, li;
+  size_t pairs = (size_t)(a.mt * 2 * a.k);
+  int rc = lk.get(d->index, pairs * sizeof(uint64_t), "knn");
+  if (!rc) rc = li.get(d->index, pairs * sizeof(int64_t), "knn");
+  if (rc) return rc;
+  a.lk = lk.as<uint64_t>();
+  a.li = li.as<int64_t>();
+  return launch(d, knn_refine_block<T>, blocks_for(a.mt, 1), BLOCK_G, 0, a);
+}
+
+extern "C" int cuda_knn_refine(const ml_knn_refine *r) {
+  cuda_dev *d;
+  int rc = cuda_enter(array_device(r->queries), &d);
+  if (rc || r->queries->shape[0] == 0) return rc;
+  return r->queries->dtype == ML_FLOAT32 ? refine_typed<float>(d, r) : refine_typed<double>(d, r);
+}
