@@ -176,43 +176,38 @@ int ml_matmul(const char *op, ml_array *out, const ml_array *a,
   return ML_OK;
 }
 
-int ml_mm(ml_array *out, const ml_array *a, const ml_array *b) {
+/* ML_OK when a and b have the ranks op expects ("two 2-D arrays"). */
+static int check_ranks(const char *op, const ml_array *a, int na,
+                       const ml_array *b, int nb, const char *expects) {
   char b1[ML_SHAPE_STR_MAX], b2[ML_SHAPE_STR_MAX];
-  if (a->ndim != 2 || b->ndim != 2)
-    return ml_fail(ML_EINVAL, "mm: expects two 2-D arrays, got shapes %s and %s",
-                   ml_shape_str(a->ndim, a->shape, b1, sizeof b1),
-                   ml_shape_str(b->ndim, b->shape, b2, sizeof b2));
-  return ml_matmul("mm", out, a, b);
+  if (a->ndim == na && b->ndim == nb) return ML_OK;
+  return ml_fail(ML_EINVAL, "%s: expects %s, got shapes %s and %s", op, expects,
+                 ml_shape_str(a->ndim, a->shape, b1, sizeof b1),
+                 ml_shape_str(b->ndim, b->shape, b2, sizeof b2));
+}
+
+int ml_mm(ml_array *out, const ml_array *a, const ml_array *b) {
+  int rc = check_ranks("mm", a, 2, b, 2, "two 2-D arrays");
+  return rc ? rc : ml_matmul("mm", out, a, b);
 }
 
 int ml_mv(ml_array *out, const ml_array *a, const ml_array *b) {
-  char b1[ML_SHAPE_STR_MAX], b2[ML_SHAPE_STR_MAX];
-  if (a->ndim != 2 || b->ndim != 1)
-    return ml_fail(ML_EINVAL, "mv: expects a 2-D and a 1-D array, got shapes %s and %s",
-                   ml_shape_str(a->ndim, a->shape, b1, sizeof b1),
-                   ml_shape_str(b->ndim, b->shape, b2, sizeof b2));
-  return ml_matmul("mv", out, a, b);
+  int rc = check_ranks("mv", a, 2, b, 1, "a 2-D and a 1-D array");
+  return rc ? rc : ml_matmul("mv", out, a, b);
 }
 
 int ml_dot(ml_array *out, const ml_array *a, const ml_array *b) {
-  char b1[ML_SHAPE_STR_MAX], b2[ML_SHAPE_STR_MAX];
-  if (a->ndim != 1 || b->ndim != 1)
-    return ml_fail(ML_EINVAL, "dot: expects two 1-D arrays, got shapes %s and %s",
-                   ml_shape_str(a->ndim, a->shape, b1, sizeof b1),
-                   ml_shape_str(b->ndim, b->shape, b2, sizeof b2));
-  return ml_matmul("dot", out, a, b);
+  int rc = check_ranks("dot", a, 1, b, 1, "two 1-D arrays");
+  return rc ? rc : ml_matmul("dot", out, a, b);
 }
 
 int ml_outer(ml_array *out, const ml_array *a, const ml_array *b) {
-  char b1[ML_SHAPE_STR_MAX], b2[ML_SHAPE_STR_MAX];
-  if (a->ndim != 1 || b->ndim != 1)
-    return ml_fail(ML_EINVAL, "outer: expects two 1-D arrays, got shapes %s and %s",
-                   ml_shape_str(a->ndim, a->shape, b1, sizeof b1),
-                   ml_shape_str(b->ndim, b->shape, b2, sizeof b2));
+  int rc = check_ranks("outer", a, 1, b, 1, "two 1-D arrays");
+  if (rc) return rc;
   ml_array col = {0}, row = {0};
   ml_view_unsqueeze(&col, a, 1);
   ml_view_unsqueeze(&row, b, 0);
-  int rc = ml_matmul("outer", out, &col, &row);
+  rc = ml_matmul("outer", out, &col, &row);
   ml_array_release(&col);
   ml_array_release(&row);
   return rc;
