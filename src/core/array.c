@@ -176,6 +176,16 @@ void ml_array_move(ml_array *out, ml_array *src) {
   make_empty(src);
 }
 
+int ml_array_commit(ml_array *out, ml_array *r, int rc) {
+  if (rc) {
+    ml_array_release(r);
+    return rc;
+  }
+  ml_array_release(out);
+  ml_array_move(out, r);
+  return ML_OK;
+}
+
 int64_t ml_array_numel(const ml_array *a) {
   int64_t n = 1;
   for (int d = 0; d < a->ndim; d++) n *= a->shape[d];

@@ -44,6 +44,10 @@ void ml_array_release(ml_array *a);
 void ml_array_share(ml_array *out, const ml_array *src);
 /* Moves src into out; src is left empty. */
 void ml_array_move(ml_array *out, ml_array *src);
+/* The end of a core operation that built its result in *r: when rc is
+ * ML_OK, out's old contents are released and out takes r; otherwise r is
+ * released and out is untouched. Returns rc. */
+int ml_array_commit(ml_array *out, ml_array *r, int rc);
 
 int64_t ml_array_numel(const ml_array *a);
 size_t ml_array_nbytes(const ml_array *a);

@@ -64,13 +64,7 @@ int ml_index_select(ml_array *out, const ml_array *a, int dim,
   }
   if (!rc) rc = be->index_select(&r, a, d, &ix);
   ml_array_release(&ix);
-  if (rc) {
-    ml_array_release(&r);
-    return rc;
-  }
-  ml_array_release(out);
-  ml_array_move(out, &r);
-  return ML_OK;
+  return ml_array_commit(out, &r, rc);
 }
 
 /* index must have a's dimensions and fit inside a outside dim. */
@@ -105,13 +99,7 @@ int ml_gather(ml_array *out, const ml_array *a, int dim,
     rc = be->gather(&r, &in, d, &ix);
   }
   ml_array_release(&ix);
-  if (rc) {
-    ml_array_release(&r);
-    return rc;
-  }
-  ml_array_release(out);
-  ml_array_move(out, &r);
-  return ML_OK;
+  return ml_array_commit(out, &r, rc);
 }
 
 /* src as an array of shape (ndim, shape) in dtype t, in *s: the leading
@@ -149,13 +137,7 @@ int ml_scatter(ml_array *out, const ml_array *a, int dim,
   if (!rc) rc = be->scatter(&r, d, &ix, &s);
   ml_array_release(&ix);
   ml_array_release(&s);
-  if (rc) {
-    ml_array_release(&r);
-    return rc;
-  }
-  ml_array_release(out);
-  ml_array_move(out, &r);
-  return ML_OK;
+  return ml_array_commit(out, &r, rc);
 }
 
 /* mask (uint8) broadcast to a's shape, as a view in *m. */
@@ -197,13 +179,7 @@ int ml_masked_select(ml_array *out, const ml_array *a, const ml_array *mask) {
   if (!rc) rc = ml_array_empty(&r, a->dtype, 1, &count, ml_array_device(a));
   if (!rc) rc = be->masked_select(&r, a, &m);
   ml_array_release(&m);
-  if (rc) {
-    ml_array_release(&r);
-    return rc;
-  }
-  ml_array_release(out);
-  ml_array_move(out, &r);
-  return ML_OK;
+  return ml_array_commit(out, &r, rc);
 }
 
 /* r: a new array = mask ? v : a, v (of a's dtype) broadcast to a. */
