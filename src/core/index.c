@@ -1,10 +1,11 @@
 #include "index.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 #include "backend.h"
 #include "copy.h"
+#include "elementwise.h"
+#include "reduce.h"
 #include "status.h"
 #include "view.h"
 
@@ -151,20 +152,17 @@ static int expand_mask(const char *op, const ml_array *a, const ml_array *mask,
   return ml_view_expand(op, m, mask, a->ndim, a->shape);
 }
 
-/* The number of nonzero elements of mask: on the host for now; a device
- * reduction can take over here without changing the callers. */
-static int mask_count(const char *op, const ml_array *mask, int64_t *count) {
-  const ml_backend *be;
-  int rc = ml_backend_get(ml_array_device(mask), &be);
-  if (rc) return rc;
-  int64_t n = ml_array_numel(mask);
-  unsigned char *host = malloc((size_t)(n ? n : 1));
-  if (!host) return ml_fail(ML_ENOMEM, "%s: out of host memory reading the mask", op);
-  rc = be->download(host, mask);
-  int64_t c = 0;
-  for (int64_t i = 0; i < n; i++) c += host[i] != 0;
-  free(host);
-  *count = c;
+/* The number of nonzero elements of mask, counted on its device: only the
+ * count is read back, not the mask. */
+static int mask_count(const ml_array *mask, int64_t *count) {
+  ml_array nonzero = {0}, total = {0};
+  int rc = ml_binary_scalar(ML_NE, &nonzero, mask, ml_scalar_int(0), 0);
+  if (!rc) rc = ml_reduce(ML_SUM, &total, &nonzero, -1, 0, 0);
+  ml_scalar c = ml_scalar_int(0);
+  if (!rc) rc = ml_read_element(&total, 0, &c);
+  ml_array_release(&nonzero);
+  ml_array_release(&total);
+  *count = c.i;
   return rc;
 }
 
@@ -175,7 +173,7 @@ int ml_masked_select(ml_array *out, const ml_array *a, const ml_array *mask) {
   int64_t count = 0;
   int rc = expand_mask(op, a, mask, &m);
   if (!rc) rc = ml_backend_get(ml_array_device(a), &be);
-  if (!rc) rc = mask_count(op, &m, &count);
+  if (!rc) rc = mask_count(&m, &count);
   if (!rc) rc = ml_array_empty(&r, a->dtype, 1, &count, ml_array_device(a));
   if (!rc) rc = be->masked_select(&r, a, &m);
   ml_array_release(&m);
