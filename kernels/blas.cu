@@ -10,7 +10,9 @@
  * flag. Float32 stays full FP32: the handle's math mode is
  * CUBLAS_DEFAULT_MATH, which never uses TF32 (that takes
  * CUBLAS_TF32_TENSOR_OP_MATH, or NVIDIA_TF32_OVERRIDE=1 in the
- * environment). One handle per device, on the device's stream. */
+ * environment), except for a product that asks for it (g->tf32: the kNN
+ * search's ranking), computed as CUBLAS_COMPUTE_32F_FAST_TF32. One handle
+ * per device, on the device's stream. */
 #include <cublas_v2.h>
 
 #include <type_traits>
@@ -57,7 +59,12 @@ static int float_gemm(cuda_dev *d, const ml_gemm *g) {
     const float one = 1, zero = 0;
     const float *a = (const float *)g->a, *b = (const float *)g->b;
     float *c = (float *)g->c;
-    if (g->batch == 1)
+    if (g->tf32)
+      st = cublasGemmStridedBatchedEx_64(h, tb, ta, g->n, g->m, g->k, &one, b, CUDA_R_32F, ldb,
+                                         g->stride_b, a, CUDA_R_32F, lda, g->stride_a, &zero, c,
+                                         CUDA_R_32F, ldc, g->stride_c, g->batch,
+                                         CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_GEMM_DEFAULT);
+    else if (g->batch == 1)
       st = cublasSgemm_64(h, tb, ta, g->n, g->m, g->k, &one, b, ldb, a, lda, &zero, c, ldc);
     else
       st = cublasSgemmStridedBatched_64(h, tb, ta, g->n, g->m, g->k, &one, b, ldb,

@@ -25,8 +25,8 @@
  * loops keep their registers. Lists of any length up to the number of
  * references work (the core's retries grow them that far).
  *
- * knn_tile: cuBLAS (full FP32 or FP64, through cuda_gemm) writes the dot
- * products to the work block, and knn_select_* scans its rows, a warp (or
+ * knn_tile: cuBLAS (FP32, TF32 when the core asks, or FP64, through
+ * cuda_gemm) writes the dot products to the work block, and knn_select_* scans its rows, a warp (or
  * a block) a row, turning dot products into keys on the way. (A kernel
  * that computed the dot products itself for d <= 64, with no work block,
  * is in this file's history: it was slower on an H200 at m = n = 32768,
@@ -449,7 +449,7 @@ template <class T> static int tile_typed(cuda_dev *d, const ml_knn_tile *t) {
     a.li = li.as<int64_t>();
   }
   ml_gemm g = {t->queries->dtype, ml_array_device(t->queries), 0, 1, a.mt, a.nt, a.d, 1,
-               a.q, a.d, 0, a.refs, a.d, 0, (void *)a.work, a.nt, 0};
+               a.q, a.d, 0, a.refs, a.d, 0, (void *)a.work, a.nt, 0, t->tf32};
   int rc = cuda_gemm(&g);
   if (rc) return rc;
   if (a.c <= WARP_L)

@@ -1,5 +1,5 @@
 /* k nearest neighbours: knn(queries, refs, k [, {metric=, exclude_self=,
- * budget=}]) -> dist, index. */
+ * budget=, tf32=}]) -> dist, index. */
 #include "../core/knn.h"
 #include "l_array.h"
 
@@ -22,12 +22,13 @@ static int l_knn(lua_State *L) {
   int top = lua_gettop(L);
   int opts = top == 4 && lua_istable(L, 4) && !l_testarray(L, 4) ? 4 : 0;
   if (top - (opts != 0) != 3)
-    return luaL_error(L, "knn: expected (queries, refs, k [, {metric=..., exclude_self=..., budget=...}])");
+    return luaL_error(L, "knn: expected (queries, refs, k [, {metric=..., exclude_self=..., budget=..., tf32=...}])");
   ml_array *q = l_toarray(L, 1, NULL);
   ml_array *r = l_toarray(L, 2, NULL);
   lua_Integer k = luaL_checkinteger(L, 3);
   ml_knn_opts o = {check_metric(L, opts), l_optbool(L, opts, "exclude_self", 0),
-                   l_optinteger(L, opts, "budget", ML_KNN_BUDGET)};
+                   l_optinteger(L, opts, "budget", ML_KNN_BUDGET),
+                   l_optbool(L, opts, "tf32", 1)};
   ml_array *dist = l_newarray(L), *index = l_newarray(L);
   l_check(L, ml_knn(dist, index, q, r, k, &o));
   return 2;

@@ -57,6 +57,7 @@ typedef struct {
   const ml_array *keys;    /* mt x c, in and out: the candidate lists */
   const ml_array *index;   /* mt x c int64, in and out */
   const ml_array *work;    /* mt x nt scratch, free for the backend */
+  int tf32;                /* the dot products may use TF32 (see below) */
 } ml_knn_tile;
 
 /* The exact pass over a tile's candidate lists (knn_refine below). */
@@ -87,6 +88,9 @@ typedef struct {
   int64_t ldb, stride_b;
   void *c;
   int64_t ldc, stride_c;
+  /* float32 only, and only where the backend has tf32 (below): the
+   * products may round their inputs to TF32 (tensor cores). Off for mm. */
+  int tf32;
 } ml_gemm;
 
 typedef struct ml_backend {
@@ -184,8 +188,11 @@ typedef struct ml_backend {
    * knn_tile: for query row i and reference row j of the tile, the fast
    * key from the dot product p = q_i . r_j, computed in the dtype (any
    * order of summation, fused multiply-adds and flushing subnormals to zero
-   * allowed; nothing less precise, such as TF32, since the core's error
-   * bound assumes the dtype's rounding), then rounded to the dtype:
+   * allowed; nothing less precise, since the core's error bound assumes
+   * the dtype's rounding, except that with t->tf32 (set only where the
+   * backend has tf32) float32 inputs may be rounded to TF32 and the sums
+   * may truncate, which the core's bound then covers), then rounded to the
+   * dtype:
    *   EUCLIDEAN, SQEUCLIDEAN: (qaux[i] + raux[j]) - 2 p  (squared norms)
    *   COSINE:                 1 - p * qaux[i] * raux[j]  (inverse norms)
    *   IP:                     -p
@@ -213,6 +220,10 @@ typedef struct ml_backend {
    * e the k-th exact key (a NaN makes it false); else ok[i] = 0. */
   int (*knn_tile)(const ml_knn_tile *t);
   int (*knn_refine)(const ml_knn_refine *r);
+  /* gemm and knn_tile can use TF32 for float32 when asked (tensor cores:
+   * several times faster than full float32, which the search's ranking
+   * exploits since its error bound and re-checks keep the answer exact). */
+  int tf32;
 } ml_backend;
 
 /* The backend of a device, or an error naming a device this build or this

@@ -31,6 +31,19 @@
  * overflows, so the bound is +inf when (|q| + R)^2 exceeds a quarter of
  * the dtype's largest number.
  *
+ * TF32 (a backend with tensor cores, float32, opts->tf32): the inputs of
+ * the products are rounded to 10-bit mantissas, by rounding or truncation,
+ * so each product errs by at most e = 2^-9 + 2^-20 relative, and the sums
+ * may truncate, so u counts twice for them. The dot product then errs by
+ * at most (e + g_d(2u)) sum |q_i r_i|: e adds at most 2 e |q| R to the
+ * Euclidean key, e to the cosine's and e |q| R to the inner product's;
+ * with the same doubling,
+ *   bound = 2 (2d + 8) 2u M + 2 e P + (8d + 32) h N,
+ *   P = 2 |q| R (Euclidean), 1 (cosine), |q| R (inner product).
+ * The first pass ranks with TF32, this bound and 2k + SLACK_TF32
+ * candidates (the wider bound needs a wider margin); the queries it leaves
+ * unsettled go round again in full float32 with the tighter bound.
+ *
  * Completeness. knn_tile keeps the c smallest fast keys, so a reference
  * left out of the list has a fast key at least w, the largest in the list,
  * and an exact key at least w - bound. The k-th exact key in the list, x,
@@ -59,8 +72,10 @@
  * references are split, and at least this many references when they are. */
 #define MIN_ROWS 256
 #define MIN_COLS 256
-/* Candidates per query: 2k + SLACK at first, times GROWTH at each retry. */
+/* Candidates per query: 2k + SLACK at first (SLACK_TF32 with TF32), times
+ * GROWTH at each retry. */
 #define SLACK 16
+#define SLACK_TF32 48
 #define GROWTH 8
 
 int ml_knn_metric_parse(const char *name, ml_knn_metric *out) {
@@ -88,6 +103,7 @@ typedef struct {
 typedef struct {
   const ml_array *q, *qaux, *self, *bound;
   const ml_array *dist, *nearest, *ok;
+  int tf32; /* rank with TF32; bound is then TF32's */
 } batch;
 
 /* Tile sizes: mt queries against nt references, so that the mt x nt block
@@ -160,7 +176,7 @@ static int query_tile(const search *s, const batch *b, int64_t i0, int64_t mi,
     if (!rc) rc = ml_view_reshape("knn", &v[V_WORK], &v[V_WFLAT], 2, wshape);
     ml_knn_tile t = {s->metric, &v[V_Q], &v[V_R], j0, opt(&v[V_QAUX]),
                      opt(&v[V_RAUX]), opt(&v[V_SELF]), &v[V_KEYS],
-                     &v[V_INDEX], &v[V_WORK]};
+                     &v[V_INDEX], &v[V_WORK], b->tf32};
     if (!rc) rc = s->be->knn_tile(&t);
     release_views(v, V_R, V_COUNT);
   }
@@ -200,16 +216,19 @@ static int read_double(const ml_array *a, double *out) {
 }
 
 /* The per-query error bound of the fast keys (float64, m), from the query
- * norms qn and the reference norms rn; see the comment at the top. */
+ * norms qn and the reference norms rn, for products in the dtype or in
+ * TF32; see the comment at the top. */
 static int error_bounds(ml_array *bound, ml_knn_metric metric,
-                        const ml_array *qn, const ml_array *rn, int64_t d) {
+                        const ml_array *qn, const ml_array *rn, int64_t d,
+                        int tf32) {
   int f32 = qn->dtype == ML_FLOAT32;
   double u = f32 ? 0x1p-24 : 0x1p-53, h = f32 ? FLT_MIN : DBL_MIN;
   double big = (f32 ? FLT_MAX : DBL_MAX) / 4;
-  double rel = 2 * (2 * (double)d + 8) * u, abs = (8 * (double)d + 32) * h;
+  double rel = 2 * (2 * (double)d + 8) * (tf32 ? 2 * u : u);
+  double tf = tf32 ? 2 * (0x1p-9 + 0x1p-20) : 0, abs = (8 * (double)d + 32) * h;
   double rmax = 0, rmin = INFINITY;
   ml_array q = {0}, r = {0}, zero = {0}, tmp = {0}, s = {0}, sq = {0},
-           e = {0}, e2 = {0}, over = {0};
+           e = {0}, e2 = {0}, e3 = {0}, over = {0};
   int rc = ml_reduce(ML_MAX, &tmp, rn, -1, 0, 0);
   if (!rc) rc = read_double(&tmp, &rmax);
   ml_array_release(&tmp);
@@ -223,22 +242,25 @@ static int error_bounds(ml_array *bound, ml_knn_metric metric,
   if (!rc) rc = ml_binary_scalar(ML_ADD, &s, &q, ml_scalar_float(rmax), 0);
   if (!rc) rc = ml_binary(ML_MUL, &sq, &s, &s);
   switch (metric) {
-    case ML_KNN_COSINE: /* rel + (abs / Rmin) / |q| */
+    case ML_KNN_COSINE: /* rel + tf + (abs / Rmin) / |q| */
       if (!rc) rc = ml_binary_scalar(ML_DIV, &e2, &q, ml_scalar_float(abs / rmin), 1);
-      if (!rc) rc = ml_binary_scalar(ML_ADD, &e, &e2, ml_scalar_float(rel), 0);
+      if (!rc) rc = ml_binary_scalar(ML_ADD, &e, &e2, ml_scalar_float(rel + tf), 0);
       break;
-    case ML_KNN_IP: /* rel R |q| + abs */
-      if (!rc) rc = ml_binary_scalar(ML_MUL, &e2, &q, ml_scalar_float(rel * rmax), 0);
+    case ML_KNN_IP: /* (rel + tf) R |q| + abs */
+      if (!rc) rc = ml_binary_scalar(ML_MUL, &e2, &q, ml_scalar_float((rel + tf) * rmax), 0);
       if (!rc) rc = ml_binary_scalar(ML_ADD, &e, &e2, ml_scalar_float(abs), 0);
       break;
-    default: /* rel (|q| + R)^2 + abs */
+    default: /* rel (|q| + R)^2 + tf 2 R |q| + abs */
+      if (!rc) rc = ml_binary_scalar(ML_MUL, &e2, &q, ml_scalar_float(tf * 2 * rmax), 0);
+      if (!rc) rc = ml_binary_scalar(ML_ADD, &e3, &e2, ml_scalar_float(abs), 0);
+      ml_array_release(&e2);
       if (!rc) rc = ml_binary_scalar(ML_MUL, &e2, &sq, ml_scalar_float(rel), 0);
-      if (!rc) rc = ml_binary_scalar(ML_ADD, &e, &e2, ml_scalar_float(abs), 0);
+      if (!rc) rc = ml_binary(ML_ADD, &e, &e2, &e3);
       break;
   }
   if (!rc) rc = ml_binary_scalar(ML_GT, &over, &sq, ml_scalar_float(big), 0);
   if (!rc) rc = ml_masked_fill(bound, &e, &over, ml_scalar_float(INFINITY));
-  ml_array *all[] = {&q, &r, &zero, &tmp, &s, &sq, &e, &e2, &over};
+  ml_array *all[] = {&q, &r, &zero, &tmp, &s, &sq, &e, &e2, &e3, &over};
   for (size_t i = 0; i < sizeof all / sizeof *all; i++) ml_array_release(all[i]);
   return rc;
 }
@@ -276,8 +298,11 @@ static int failures(const ml_backend *be, const ml_array *ok,
 }
 
 /* Runs the passes: all queries with c candidates, then those that failed
- * with more, writing their rows of dist and nearest, until none fails. */
-static int run(const search *s, const batch *all, int64_t c) {
+ * with more, writing their rows of dist and nearest, until none fails.
+ * The retries compute in the dtype, with its error bound exact_bound; one
+ * after a TF32 pass keeps c. */
+static int run(const search *s, const batch *all, int64_t c,
+               const ml_array *exact_bound) {
   int64_t m = all->q->shape[0], k = s->k, nfail = 0;
   int64_t *fail = malloc((size_t)m * sizeof *fail);
   int64_t *held = malloc((size_t)m * sizeof *held);
@@ -289,8 +314,10 @@ static int run(const search *s, const batch *all, int64_t c) {
   int rc = search_pass(s, all, c);
   if (!rc) rc = failures(s->be, all->ok, NULL, fail, &nfail);
   ml_device dev = ml_array_device(all->q);
+  int tf32 = all->tf32;
   while (!rc && nfail > 0) {
-    c = c > s->avail / GROWTH ? s->avail : c * GROWTH;
+    if (!tf32) c = c > s->avail / GROWTH ? s->avail : c * GROWTH;
+    tf32 = 0;
     memcpy(held, fail, (size_t)nfail * sizeof *held);
     ml_array idx = {0}, q = {0}, qaux = {0}, bound = {0}, dist = {0},
              nearest = {0}, ok = {0};
@@ -298,12 +325,12 @@ static int run(const search *s, const batch *all, int64_t c) {
     rc = ml_from_host(&idx, ML_INT64, 1, &nfail, dev, held);
     if (!rc) rc = ml_index_select(&q, all->q, 0, &idx);
     if (!rc && all->qaux) rc = ml_index_select(&qaux, all->qaux, 0, &idx);
-    if (!rc) rc = ml_index_select(&bound, all->bound, 0, &idx);
+    if (!rc) rc = ml_index_select(&bound, exact_bound, 0, &idx);
     if (!rc) rc = ml_array_empty(&dist, all->dist->dtype, 2, shape, dev);
     if (!rc) rc = ml_array_empty(&nearest, ML_INT64, 2, shape, dev);
     if (!rc) rc = ml_array_empty(&ok, ML_UINT8, 1, &nfail, dev);
     batch b = {&q, opt(&qaux), all->self ? &idx : NULL, &bound,
-               &dist, &nearest, &ok};
+               &dist, &nearest, &ok, 0};
     if (!rc) rc = search_pass(s, &b, c);
     if (!rc) rc = ml_index_put(all->dist, 0, &idx, &dist);
     if (!rc) rc = ml_index_put(all->nearest, 0, &idx, &nearest);
@@ -361,7 +388,7 @@ int ml_knn(ml_array *dist, ml_array *index, const ml_array *queries,
   search s = {NULL, opts->metric, NULL, NULL, k,
               refs->shape[0] - (opts->exclude_self != 0), opts->budget};
   ml_array q = {0}, r = {0}, qn = {0}, rn = {0}, qaux = {0}, raux = {0},
-           self = {0}, bound = {0}, ok = {0}, rd = {0}, ri = {0};
+           self = {0}, bound = {0}, fast = {0}, ok = {0}, rd = {0}, ri = {0};
   rc = ml_backend_get(dev, &s.be);
   if (!rc && (!s.be->knn_tile || !s.be->knn_refine)) {
     char name[ML_DEVICE_NAME_MAX];
@@ -377,7 +404,9 @@ int ml_knn(ml_array *dist, ml_array *index, const ml_array *queries,
     if (!rc) rc = ml_reduce(ML_NORM2, &rn, &r, 1, 0, 0);
     if (!rc) rc = aux_terms(&qaux, s.metric, &qn);
     if (!rc) rc = aux_terms(&raux, s.metric, &rn);
-    if (!rc) rc = error_bounds(&bound, s.metric, &qn, &rn, d);
+    int tf32 = opts->tf32 && t == ML_FLOAT32 && s.be->tf32;
+    if (!rc) rc = error_bounds(&bound, s.metric, &qn, &rn, d, 0);
+    if (!rc && tf32) rc = error_bounds(&fast, s.metric, &qn, &rn, d, 1);
     if (!rc) rc = ml_array_empty(&ok, ML_UINT8, 1, &m, dev);
     if (!rc && opts->exclude_self) {
       rc = ml_array_empty(&self, ML_INT64, 1, &m, dev);
@@ -385,11 +414,13 @@ int ml_knn(ml_array *dist, ml_array *index, const ml_array *queries,
     }
     s.refs = &r;
     s.raux = opt(&raux);
-    batch b = {&q, opt(&qaux), opt(&self), &bound, &rd, &ri, &ok};
-    int64_t c = 2 * k + SLACK;
-    if (!rc) rc = run(&s, &b, c < s.avail ? c : s.avail);
+    batch b = {&q, opt(&qaux), opt(&self), tf32 ? &fast : &bound, &rd, &ri,
+               &ok, tf32};
+    int64_t c = 2 * k + (tf32 ? SLACK_TF32 : SLACK);
+    if (!rc) rc = run(&s, &b, c < s.avail ? c : s.avail, &bound);
   }
-  ml_array *tmp[] = {&q, &r, &qn, &rn, &qaux, &raux, &self, &bound, &ok};
+  ml_array *tmp[] = {&q, &r, &qn, &rn, &qaux, &raux, &self, &bound, &fast,
+                     &ok};
   for (size_t i = 0; i < sizeof tmp / sizeof *tmp; i++) ml_array_release(tmp[i]);
   if (rc) {
     ml_array_release(&rd);

@@ -17,7 +17,10 @@
  * reference i out of query i's neighbours. budget bounds the scratch
  * memory in bytes (distance tiles and candidate lists), down to what one
  * query needs. Empty queries give 0 x k results; k must be in 1..n (1..n-1
- * with exclude_self). On failure dist and index are left untouched. */
+ * with exclude_self). tf32 lets a backend that has TF32 tensor cores rank
+ * float32 candidates with them; the answer is exact either way (the error
+ * bound covers TF32, and the queries it cannot settle go round again in
+ * full float32). On failure dist and index are left untouched. */
 #ifndef ML_KNN_H
 #define ML_KNN_H
 
@@ -29,6 +32,7 @@ typedef struct {
   ml_knn_metric metric;
   int exclude_self;
   int64_t budget; /* bytes, > 0 */
+  int tf32;       /* float32 on a backend with TF32: rank with it first */
 } ml_knn_opts;
 
 /* The metric named "euclidean", "sqeuclidean", "cosine" or "ip"; 0 when

@@ -177,7 +177,7 @@ static int dot_products(const ml_knn_tile *t, int64_t i0, int64_t rows) {
                rows, nt, d, 1,
                (const char *)ml_array_data(t->queries) + i0 * d * (int64_t)es, d, 0,
                ml_array_data(t->refs), d, 0,
-               ml_array_data(t->work), nt, 0};
+               ml_array_data(t->work), nt, 0, 0};
   return cpu_gemm(&g);
 }
 
