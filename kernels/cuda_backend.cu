@@ -114,6 +114,7 @@ extern "C" int cuda_backend_init(void) {
   b->random = cuda_random;
   b->knn_tile = cuda_knn_tile;
   b->knn_refine = cuda_knn_refine;
+  b->knn_filter = cuda_knn_filter;
   b->tf32 = 1;
   ml_backend_register(ML_CUDA, b, n);
   return n;

@@ -465,6 +465,136 @@ extern "C" int cuda_knn_tile(const ml_knn_tile *t) {
   return t->queries->dtype == ML_FLOAT32 ? tile_typed<float>(d, t) : tile_typed<double>(d, t);
 }
 
+/* ---- knn_filter ---- */
+
+/* A block of FILTER_THREADS computes the dot products of FQ queries with
+ * FR references at a time, FD coordinates a step through shared memory,
+ * each thread a 4 x 4 block of them in registers (a small GEMM); the keys
+ * never leave the registers but for the few under a query's limit, which
+ * go to its list at a place taken with an atomic on its count. The grid
+ * is query blocks by slices of the references. */
+#define FQ 64
+#define FR 64
+#define FD 16
+#define FILTER_THREADS 256
+
+template <class T> struct FilterArgs {
+  ml_knn_metric metric;
+  int64_t mt, n, d, c, slice;
+  const T *q, *refs, *qaux, *raux, *limit;
+  const int64_t *self;
+  T *keys;
+  int64_t *index;
+  unsigned long long *count;
+};
+
+/* Rows r0 .. r0 + 63 (those below rows) of the row-major x (d columns),
+ * coordinates k0 .. k0 + FD - 1, transposed into s (zeros outside). */
+template <class T>
+__device__ __forceinline__ void filter_load(T (*s)[FQ], const T *x, int64_t r0, int64_t rows,
+                                            int64_t d, int64_t k0) {
+  for (int e = threadIdx.x; e < FD * FQ; e += FILTER_THREADS) {
+    int r = e % FQ, kk = e / FQ;
+    int64_t row = r0 + r, col = k0 + kk;
+    s[kk][r] = row < rows && col < d ? x[row * d + col] : T(0);
+  }
+}
+
+template <class T>
+__global__ void __launch_bounds__(FILTER_THREADS) knn_filter_kernel(FilterArgs<T> a) {
+  __shared__ __align__(16) T qs[FD][FQ];
+  __shared__ __align__(16) T rs[FD][FR];
+  const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+  const int64_t i0 = (int64_t)blockIdx.x * FQ;
+  const int64_t j_begin = (int64_t)blockIdx.y * a.slice;
+  const int64_t j_end = j_begin + a.slice < a.n ? j_begin + a.slice : a.n;
+  T qa[4], lim[4];
+  int64_t self[4];
+#pragma unroll
+  for (int u = 0; u < 4; u++) {
+    int64_t i = i0 + 4 * ty + u;
+    bool in = i < a.mt;
+    qa[u] = in && a.qaux ? a.qaux[i] : T(0);
+    lim[u] = in ? a.limit[i] : -(T)INFINITY; /* nothing passes */
+    self[u] = in && a.self ? a.self[i] : 0;
+  }
+  for (int64_t j0 = j_begin; j0 < j_end; j0 += FR) {
+    T acc[4][4] = {};
+    for (int64_t k0 = 0; k0 < a.d; k0 += FD) {
+      filter_load<T>(qs, a.q, i0, a.mt, a.d, k0);
+      filter_load<T>(rs, a.refs, j0, j_end, a.d, k0);
+      __syncthreads();
+#pragma unroll
+      for (int kk = 0; kk < FD; kk++) {
+        T x[4], y[4];
+#pragma unroll
+        for (int u = 0; u < 4; u++) {
+          x[u] = qs[kk][4 * ty + u];
+          y[u] = rs[kk][4 * tx + u];
+        }
+#pragma unroll
+        for (int u = 0; u < 4; u++)
+#pragma unroll
+          for (int v = 0; v < 4; v++) acc[u][v] = fma(x[u], y[v], acc[u][v]);
+      }
+      __syncthreads();
+    }
+#pragma unroll
+    for (int v = 0; v < 4; v++) {
+      int64_t j = j0 + 4 * tx + v;
+      if (j >= j_end) break;
+      T ra = a.raux ? a.raux[j] : T(0);
+#pragma unroll
+      for (int u = 0; u < 4; u++) {
+        T key = fast_key(a.metric, acc[u][v], qa[u], ra);
+        if (key <= lim[u] && j + 1 != self[u]) {
+          int64_t i = i0 + 4 * ty + u;
+          unsigned long long at = atomicAdd(a.count + i, 1ull);
+          if (at < (unsigned long long)a.c) {
+            a.keys[i * a.c + at] = key;
+            a.index[i * a.c + at] = j + 1;
+          }
+        }
+      }
+    }
+  }
+}
+
+template <class T> static int filter_typed(cuda_dev *d, const ml_knn_filter *f) {
+  FilterArgs<T> a;
+  a.metric = f->metric;
+  a.mt = f->queries->shape[0];
+  a.n = f->refs->shape[0];
+  a.d = f->queries->shape[1];
+  a.c = f->keys->shape[1];
+  a.q = array_ptr<const T>(f->queries);
+  a.refs = array_ptr<const T>(f->refs);
+  a.qaux = f->qaux ? array_ptr<const T>(f->qaux) : nullptr;
+  a.raux = f->raux ? array_ptr<const T>(f->raux) : nullptr;
+  a.limit = array_ptr<const T>(f->limit);
+  a.self = f->self ? array_ptr<const int64_t>(f->self) : nullptr;
+  a.keys = array_ptr<T>(f->keys);
+  a.index = array_ptr<int64_t>(f->index);
+  a.count = array_ptr<unsigned long long>(f->count);
+  /* slices of the references for about 8 blocks an SM, at least 8 steps
+   * of FR each */
+  int64_t qblocks = (a.mt + FQ - 1) / FQ, want = 8 * (int64_t)d->sms;
+  int64_t slices = (want + qblocks - 1) / qblocks, most = (a.n + 8 * FR - 1) / (8 * FR);
+  slices = slices > most ? most : slices < 1 ? 1 : slices;
+  a.slice = ((a.n + slices - 1) / slices + FR - 1) / FR * FR;
+  slices = (a.n + a.slice - 1) / a.slice;
+  dim3 grid((unsigned)qblocks, (unsigned)slices);
+  knn_filter_kernel<T><<<grid, FILTER_THREADS, 0, d->stream>>>(a);
+  return cuda_launched("knn");
+}
+
+extern "C" int cuda_knn_filter(const ml_knn_filter *f) {
+  cuda_dev *d;
+  int rc = cuda_enter(array_device(f->queries), &d);
+  if (rc || f->queries->shape[0] == 0 || f->refs->shape[0] == 0) return rc;
+  return f->queries->dtype == ML_FLOAT32 ? filter_typed<float>(d, f) : filter_typed<double>(d, f);
+}
+
 /* ---- knn_refine ---- */
 
 template <class T> struct RefineArgs {
@@ -479,6 +609,8 @@ template <class T> struct RefineArgs {
   uint8_t *ok;
   uint64_t *lk; /* scratch: mt x 2k pairs, the lists of a block a row */
   int64_t *li;
+  const int64_t *count; /* or NULL: lists from knn_filter, with limit */
+  const T *limit;
 };
 
 /* The exact key (backend.h) of q and r, cpu_knn.c's operations in its
@@ -532,21 +664,31 @@ __device__ void refine_row(const RefineArgs<T> &a, const Lists<uint64_t> &w, int
                            double *red) {
   const T *q = a.q + i * a.d;
   double qnorm = 0, wmax = -INFINITY;
+  int64_t c = a.c;
+  if (a.count) { /* the same for the whole group */
+    c = a.count[i];
+    if (c < a.k || c > a.c) {
+      if (tid == 0) a.ok[i] = 0;
+      return;
+    }
+    wmax = (double)a.limit[i];
+  }
   if (a.metric == ML_KNN_COSINE) {
     for (int64_t t = 0; t < a.d; t++) qnorm = __dadd_rn(qnorm, __dmul_rn((double)q[t], (double)q[t]));
     qnorm = __dsqrt_rn(qnorm);
   }
   sel_start<uint64_t, G>(w, tid);
   double thv = sel_threshold<double>(w);
-  for (int64_t p0 = 0; p0 < a.c; p0 += G) {
+  for (int64_t p0 = 0; p0 < c; p0 += G) {
     int64_t p = p0 + tid;
-    Cands<double, 1> c;
-    c.key[0] = 0;
-    c.id[0] = p < a.c ? a.index[i * a.c + p] : 0;
-    c.ok[0] = p < a.c && c.id[0] >= 1 && c.id[0] <= a.n;
-    if (p < a.c) wmax = nan_max(wmax, (double)a.keys[i * a.c + p]);
-    if (c.ok[0]) c.key[0] = exact_key<T>(a.metric, q, a.refs + (c.id[0] - 1) * a.d, a.d, qnorm);
-    sel_add<double, G, BB, 1>(w, tid, thv, c);
+    Cands<double, 1> cand;
+    cand.key[0] = 0;
+    cand.id[0] = p < c ? a.index[i * a.c + p] : 0;
+    cand.ok[0] = p < c && cand.id[0] >= 1 && cand.id[0] <= a.n;
+    if (p < c && !a.count) wmax = nan_max(wmax, (double)a.keys[i * a.c + p]);
+    if (cand.ok[0])
+      cand.key[0] = exact_key<T>(a.metric, q, a.refs + (cand.id[0] - 1) * a.d, a.d, qnorm);
+    sel_add<double, G, BB, 1>(w, tid, thv, cand);
   }
   sel_finish<uint64_t, G, BB>(w, tid);
   wmax = group_max<G>(wmax, red);
@@ -608,6 +750,8 @@ template <class T> static int refine_typed(cuda_dev *d, const ml_knn_refine *r) 
   a.ok = array_ptr<uint8_t>(r->ok);
   a.lk = nullptr;
   a.li = nullptr;
+  a.count = r->count ? array_ptr<const int64_t>(r->count) : nullptr;
+  a.limit = r->count ? array_ptr<const T>(r->limit) : nullptr;
   if (a.k <= WARP_L)
     return launch(d, knn_refine_warp<T>, blocks_for(a.mt, SEL_WARPS), SEL_WARPS * 32,
                   SEL_WARPS * sel_bytes<uint64_t>(a.k, WARP_BB + 32), a);

@@ -224,6 +224,35 @@ describe("knn", function()
     end
   end)
 
+  it("takes the filtered and the general search alike", function()
+    -- d <= 64 and k <= 55 filter by a sample's limit; larger ones select
+    -- candidate lists; both must give the brute-force answer
+    for _, dtype in ipairs(DTYPES) do
+      for _, d in ipairs({1, 17, 64, 65, 83}) do
+        local Q, R = points(23, d, dtype), points(401, d, dtype)
+        for _, k in ipairs({1, 9, 55, 56}) do check_brute(Q, R, k) end
+        check_brute(Q, R, 12, {metric = "cosine"})
+        check_brute(R, R, 4, {exclude_self = true})
+      end
+      -- a tight cluster and a few far points: the sample's limit of a far
+      -- query lets the whole cluster pass, more than a list holds, and
+      -- such queries go round again
+      local far = points(5, 3, dtype, 9, 10)
+      local all = ml.cat({points(1100, 3, dtype, 0, 0.01), far}, 1)
+      check_brute(far, all, 6)
+      check_brute(far, all, 6, {budget = 5000})
+    end
+  end)
+
+  it("answers the same with and without TF32 ranking", function()
+    local Q, R = points(40, 90, "float32"), points(900, 90, "float32")
+    local d1, i1 = ml.knn(Q, R, 7, {tf32 = false})
+    local d2, i2 = ml.knn(Q, R, 7, {tf32 = true})
+    same(i2:totable(), i1:totable())
+    same(d2:totable(), d1:totable())
+    check_brute(Q, R, 7)
+  end)
+
   it("handles k up to 2048", function()
     for _, dtype in ipairs(DTYPES) do
       local Q, R = points(3, 2, dtype), points(2100, 2, dtype)

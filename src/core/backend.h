@@ -60,18 +60,33 @@ typedef struct {
   int tf32;                /* the dot products may use TF32 (see below) */
 } ml_knn_tile;
 
+/* The filter pass of the kNN search (knn_filter below); arrays as for
+ * knn_tile. */
+typedef struct {
+  ml_knn_metric metric;
+  const ml_array *queries; /* mt x d */
+  const ml_array *refs;    /* n x d, all of them */
+  const ml_array *qaux, *raux, *self;
+  const ml_array *limit;   /* mt: the largest fast key kept */
+  const ml_array *keys;    /* mt x c out */
+  const ml_array *index;   /* mt x c int64 out */
+  const ml_array *count;   /* mt int64, zeros in, the pairs found out */
+} ml_knn_filter;
+
 /* The exact pass over a tile's candidate lists (knn_refine below). */
 typedef struct {
   ml_knn_metric metric;
   const ml_array *queries; /* mt x d */
   const ml_array *refs;    /* n x d, all of them */
-  const ml_array *keys;    /* mt x c, from knn_tile */
+  const ml_array *keys;    /* mt x c, from knn_tile or knn_filter */
   const ml_array *index;   /* mt x c int64, 1-based rows of refs */
   const ml_array *bound;   /* mt float64: error bound of the fast keys */
   int all;                 /* the lists hold every candidate reference */
   const ml_array *dist;    /* mt x k out, dtype of queries */
   const ml_array *nearest; /* mt x k int64 out */
   const ml_array *ok;      /* mt uint8 out */
+  const ml_array *count;   /* NULL, or from knn_filter: count and limit */
+  const ml_array *limit;
 } ml_knn_refine;
 
 /* C[b] = op(A[b]) op(B[b]) for b < batch, row-major: C is m x n with rows
@@ -217,9 +232,19 @@ typedef struct ml_backend {
    * sqrt(key) for EUCLIDEAN, -key for IP (+0 for a zero), else the key,
    * rounded to the dtype. Then ok[i] = 1 when all is set or when
    * (double)w - bound[i] > e, w being the largest fast key in the list and
-   * e the k-th exact key (a NaN makes it false); else ok[i] = 0. */
+   * e the k-th exact key (a NaN makes it false); else ok[i] = 0. With
+   * count (lists from knn_filter), row i holds its first min(count[i], c)
+   * pairs, w is limit[i], and ok[i] is also 0 when count[i] > c or the
+   * row holds fewer than k pairs (its dist and nearest are then any).
+   *
+   * knn_filter: for query row i and every reference row j, the fast key
+   * as knn_tile's (never TF32); each pair (key, j + 1) with key <=
+   * limit[i] (a NaN key as +inf), and j + 1 != self[i], adds 1 to count[i]
+   * and, while count[i] <= c, goes to row i of keys and index at place
+   * count[i] - 1 (in any order of the references). */
   int (*knn_tile)(const ml_knn_tile *t);
   int (*knn_refine)(const ml_knn_refine *r);
+  int (*knn_filter)(const ml_knn_filter *f);
   /* gemm and knn_tile can use TF32 for float32 when asked (tensor cores:
    * several times faster than full float32, which the search's ranking
    * exploits since its error bound and re-checks keep the answer exact). */

@@ -181,7 +181,7 @@ static int query_tile(const search *s, const batch *b, int64_t i0, int64_t mi,
     release_views(v, V_R, V_COUNT);
   }
   ml_knn_refine r = {s->metric, &v[V_Q], s->refs, &v[V_KEYS], &v[V_INDEX],
-                     &v[V_BOUND], all, &v[V_DIST], &v[V_NEAR], &v[V_OK]};
+                     &v[V_BOUND], all, &v[V_DIST], &v[V_NEAR], &v[V_OK], NULL, NULL};
   if (!rc) rc = s->be->knn_refine(&r);
   release_views(v, 0, V_COUNT);
   return rc;
@@ -204,6 +204,134 @@ static int search_pass(const search *s, const batch *b, int64_t c) {
   ml_array_release(&keys);
   ml_array_release(&index);
   ml_array_release(&work);
+  return rc;
+}
+
+/* The filtered first pass, for small d and k on a backend with
+ * knn_filter. A sample of the references, every step-th of them, gives
+ * each query the k'-th smallest fast key A among them (k' = k, or k + 1
+ * with exclude_self, since the sample may hold the query itself). The
+ * true k-th smallest key is then at most A + bound, so a reference whose
+ * fast key exceeds
+ *   limit >= A + 2 bound
+ * has an exact key above it and cannot be among the k nearest. knn_filter
+ * keeps the pairs under the limit (about k' n / S of them for a sample of
+ * S) in lists of FILTER_ROOM, without any selection, and knn_refine
+ * settles them with w = limit (the completeness test above, which then
+ * holds unless a list overflowed: those queries go round again). */
+#define FILTER_MAX_D 64
+#define FILTER_TARGET 256
+#define FILTER_ROOM 1024
+
+/* The sample's step, or 0 when the filtered pass does not pay: the sample
+ * holds about (k' + 8) n / FILTER_TARGET references, at most a quarter. */
+static int64_t filter_step(const search *s, int64_t d, int self) {
+  int64_t n = s->refs->shape[0], kk = s->k + self;
+  if (!s->be->knn_filter || d > FILTER_MAX_D || kk + 8 > FILTER_TARGET / 4)
+    return 0;
+  int64_t size = ((kk + 8) * n + FILTER_TARGET - 1) / FILTER_TARGET;
+  return n / size >= 4 ? n / size : 0;
+}
+
+/* limit = A + 2 bound, raised by (|A| + 2 bound) 2^-20 so that rounding
+ * to the dtype t cannot lower it below A + 2 bound; A: the kk-th keys. */
+static int filter_limit(ml_array *limit, const ml_array *keys, int64_t kk,
+                        const ml_array *bound, ml_dtype t) {
+  ml_array a = {0}, a64 = {0}, b2 = {0}, sum = {0}, mag = {0}, up = {0},
+           raised = {0}, margin = {0};
+  int rc = ml_view_select("knn", &a, keys, 1, kk - 1);
+  if (!rc) rc = ml_astype(&a64, &a, ML_FLOAT64);
+  if (!rc) rc = ml_binary_scalar(ML_MUL, &b2, bound, ml_scalar_int(2), 0);
+  if (!rc) rc = ml_binary(ML_ADD, &sum, &a64, &b2);
+  if (!rc) rc = ml_unary(ML_ABS, &mag, &a64);
+  if (!rc) rc = ml_binary(ML_ADD, &up, &mag, &b2);
+  if (!rc) rc = ml_binary_scalar(ML_MUL, &margin, &up, ml_scalar_float(0x1p-20), 0);
+  if (!rc) rc = ml_binary(ML_ADD, &raised, &sum, &margin);
+  if (!rc) rc = ml_astype(limit, &raised, t);
+  ml_array *tmp[] = {&a, &a64, &b2, &sum, &mag, &up, &raised, &margin};
+  for (size_t i = 0; i < sizeof tmp / sizeof *tmp; i++) ml_array_release(tmp[i]);
+  return rc;
+}
+
+/* The scratch of a filtered pass, for up to mt queries. */
+typedef struct {
+  const ml_array *sample, *saux; /* every step-th reference, its aux */
+  int64_t kk;
+  ml_array skeys, sindex, swork, keys, index, count;
+} filter_scratch;
+
+/* Queries i0 .. i0 + mi - 1 of b through the filtered pass. */
+static int filter_tile(const search *s, const batch *b, filter_scratch *f,
+                       int64_t i0, int64_t mi) {
+  enum { Q, QAUX, SELF, BOUND, DIST, NEAR, OK, SKEYS, SINDEX, SFLAT, SWORK,
+         KEYS, INDEX, COUNT, LIMIT, COUNT_V };
+  ml_array v[COUNT_V];
+  memset(v, 0, sizeof v);
+  int64_t ns = f->sample->shape[0], wshape[2] = {mi, ns};
+  int rc = rows(&v[Q], b->q, i0, mi);
+  if (!rc) rc = rows(&v[QAUX], b->qaux, i0, mi);
+  if (!rc) rc = rows(&v[SELF], b->self, i0, mi);
+  if (!rc) rc = rows(&v[BOUND], b->bound, i0, mi);
+  if (!rc) rc = rows(&v[DIST], b->dist, i0, mi);
+  if (!rc) rc = rows(&v[NEAR], b->nearest, i0, mi);
+  if (!rc) rc = rows(&v[OK], b->ok, i0, mi);
+  if (!rc) rc = rows(&v[SKEYS], &f->skeys, 0, mi);
+  if (!rc) rc = rows(&v[SINDEX], &f->sindex, 0, mi);
+  if (!rc) rc = rows(&v[SFLAT], &f->swork, 0, mi * ns);
+  if (!rc) rc = ml_view_reshape("knn", &v[SWORK], &v[SFLAT], 2, wshape);
+  if (!rc) rc = rows(&v[KEYS], &f->keys, 0, mi);
+  if (!rc) rc = rows(&v[INDEX], &f->index, 0, mi);
+  if (!rc) rc = rows(&v[COUNT], &f->count, 0, mi);
+  if (!rc) rc = ml_fill("knn", &v[SKEYS], ml_scalar_float(INFINITY));
+  if (!rc) rc = ml_fill("knn", &v[SINDEX], ml_scalar_int(INT64_MAX));
+  if (!rc) rc = ml_fill("knn", &v[COUNT], ml_scalar_int(0));
+  ml_knn_tile t = {s->metric, &v[Q], f->sample, 0, opt(&v[QAUX]), f->saux,
+                   NULL, &v[SKEYS], &v[SINDEX], &v[SWORK], 0};
+  if (!rc) rc = s->be->knn_tile(&t);
+  if (!rc) rc = filter_limit(&v[LIMIT], &v[SKEYS], f->kk, &v[BOUND], b->q->dtype);
+  ml_knn_filter fl = {s->metric, &v[Q], s->refs, opt(&v[QAUX]), s->raux,
+                      opt(&v[SELF]), &v[LIMIT], &v[KEYS], &v[INDEX], &v[COUNT]};
+  if (!rc) rc = s->be->knn_filter(&fl);
+  ml_knn_refine r = {s->metric, &v[Q], s->refs, &v[KEYS], &v[INDEX],
+                     &v[BOUND], 0, &v[DIST], &v[NEAR], &v[OK], &v[COUNT],
+                     &v[LIMIT]};
+  if (!rc) rc = s->be->knn_refine(&r);
+  release_views(v, 0, COUNT_V);
+  return rc;
+}
+
+/* The filtered pass over the batch, with the sample every step-th
+ * reference; self: the batch excludes self. */
+static int filter_pass(const search *s, const batch *b, int64_t step) {
+  int64_t m = b->q->shape[0], n = s->refs->shape[0];
+  int64_t ns = (n + step - 1) / step, kk = s->k + (b->self != NULL);
+  ml_dtype t = b->q->dtype;
+  int64_t e = (int64_t)ml_dtype_size(t);
+  int64_t per = kk * (e + 8) + ns * e + FILTER_ROOM * (e + 8) + 8 + 32;
+  int64_t mt = s->budget / per;
+  mt = mt < 1 ? 1 : mt > m ? m : mt;
+  int64_t sshape[2] = {mt, kk}, lshape[2] = {mt, FILTER_ROOM}, wsize = mt * ns;
+  ml_device dev = ml_array_device(b->q);
+  ml_array sv = {0}, sample = {0}, av = {0}, saux = {0};
+  filter_scratch f = {0};
+  int rc = ml_view_stride("knn", &sv, s->refs, 0, 0, ns, step);
+  if (!rc) rc = ml_contiguous(&sample, &sv);
+  if (!rc && s->raux) rc = ml_view_stride("knn", &av, s->raux, 0, 0, ns, step);
+  if (!rc && s->raux) rc = ml_contiguous(&saux, &av);
+  f.sample = &sample;
+  f.saux = opt(&saux);
+  f.kk = kk;
+  if (!rc) rc = ml_array_empty(&f.skeys, t, 2, sshape, dev);
+  if (!rc) rc = ml_array_empty(&f.sindex, ML_INT64, 2, sshape, dev);
+  if (!rc) rc = ml_array_empty(&f.swork, t, 1, &wsize, dev);
+  if (!rc) rc = ml_array_empty(&f.keys, t, 2, lshape, dev);
+  if (!rc) rc = ml_array_empty(&f.index, ML_INT64, 2, lshape, dev);
+  if (!rc) rc = ml_array_empty(&f.count, ML_INT64, 1, &mt, dev);
+  for (int64_t i0 = 0; !rc && i0 < m; i0 += mt)
+    rc = filter_tile(s, b, &f, i0, m - i0 < mt ? m - i0 : mt);
+  ml_array *tmp[] = {&sv, &sample, &av, &saux, &f.skeys, &f.sindex, &f.swork,
+                     &f.keys, &f.index, &f.count};
+  for (size_t i = 0; i < sizeof tmp / sizeof *tmp; i++) ml_array_release(tmp[i]);
   return rc;
 }
 
@@ -297,12 +425,12 @@ static int failures(const ml_backend *be, const ml_array *ok,
   return rc;
 }
 
-/* Runs the passes: all queries with c candidates, then those that failed
- * with more, writing their rows of dist and nearest, until none fails.
- * The retries compute in the dtype, with its error bound exact_bound; one
- * after a TF32 pass keeps c. */
+/* Runs the passes: all queries, filtered (step > 0) or with c candidates,
+ * then those that failed with more, writing their rows of dist and
+ * nearest, until none fails. The retries compute in the dtype, with its
+ * error bound exact_bound; one after a TF32 or a filtered pass keeps c. */
 static int run(const search *s, const batch *all, int64_t c,
-               const ml_array *exact_bound) {
+               const ml_array *exact_bound, int64_t step) {
   int64_t m = all->q->shape[0], k = s->k, nfail = 0;
   int64_t *fail = malloc((size_t)m * sizeof *fail);
   int64_t *held = malloc((size_t)m * sizeof *held);
@@ -311,13 +439,13 @@ static int run(const search *s, const batch *all, int64_t c,
     free(held);
     return ml_fail(ML_ENOMEM, "knn: out of memory");
   }
-  int rc = search_pass(s, all, c);
+  int rc = step ? filter_pass(s, all, step) : search_pass(s, all, c);
   if (!rc) rc = failures(s->be, all->ok, NULL, fail, &nfail);
   ml_device dev = ml_array_device(all->q);
-  int tf32 = all->tf32;
+  int keep = all->tf32 || step;
   while (!rc && nfail > 0) {
-    if (!tf32) c = c > s->avail / GROWTH ? s->avail : c * GROWTH;
-    tf32 = 0;
+    if (!keep) c = c > s->avail / GROWTH ? s->avail : c * GROWTH;
+    keep = 0;
     memcpy(held, fail, (size_t)nfail * sizeof *held);
     ml_array idx = {0}, q = {0}, qaux = {0}, bound = {0}, dist = {0},
              nearest = {0}, ok = {0};
@@ -377,6 +505,17 @@ static int prepare(ml_array *out, const ml_array *a, ml_dtype t) {
   return a->dtype == t ? ml_contiguous(out, a) : ml_astype(out, a, t);
 }
 
+/* What the budget leaves for tiles and lists once the results and the
+ * per-query and per-reference arrays (norms, terms, bounds, flags) are
+ * counted, so that the search's peak stays within it; at least an eighth
+ * of it. */
+static int64_t scratch_budget(int64_t budget, int64_t m, int64_t n, int64_t k,
+                              ml_dtype t) {
+  int64_t e = (int64_t)ml_dtype_size(t);
+  int64_t fixed = m * k * (e + 8) + m * (2 * e + 41) + n * 2 * e;
+  return budget - fixed > budget / 8 ? budget - fixed : budget / 8;
+}
+
 int ml_knn(ml_array *dist, ml_array *index, const ml_array *queries,
            const ml_array *refs, int64_t k, const ml_knn_opts *opts) {
   int rc = check_args(queries, refs, k, opts);
@@ -386,7 +525,8 @@ int ml_knn(ml_array *dist, ml_array *index, const ml_array *queries,
   int64_t m = queries->shape[0], d = queries->shape[1], shape[2] = {m, k};
   ml_device dev = ml_array_device(queries);
   search s = {NULL, opts->metric, NULL, NULL, k,
-              refs->shape[0] - (opts->exclude_self != 0), opts->budget};
+              refs->shape[0] - (opts->exclude_self != 0),
+              scratch_budget(opts->budget, m, refs->shape[0], k, t)};
   ml_array q = {0}, r = {0}, qn = {0}, rn = {0}, qaux = {0}, raux = {0},
            self = {0}, bound = {0}, fast = {0}, ok = {0}, rd = {0}, ri = {0};
   rc = ml_backend_get(dev, &s.be);
@@ -404,7 +544,10 @@ int ml_knn(ml_array *dist, ml_array *index, const ml_array *queries,
     if (!rc) rc = ml_reduce(ML_NORM2, &rn, &r, 1, 0, 0);
     if (!rc) rc = aux_terms(&qaux, s.metric, &qn);
     if (!rc) rc = aux_terms(&raux, s.metric, &rn);
-    int tf32 = opts->tf32 && t == ML_FLOAT32 && s.be->tf32;
+    s.refs = &r;
+    s.raux = opt(&raux);
+    int64_t step = filter_step(&s, d, opts->exclude_self != 0);
+    int tf32 = !step && opts->tf32 && t == ML_FLOAT32 && s.be->tf32;
     if (!rc) rc = error_bounds(&bound, s.metric, &qn, &rn, d, 0);
     if (!rc && tf32) rc = error_bounds(&fast, s.metric, &qn, &rn, d, 1);
     if (!rc) rc = ml_array_empty(&ok, ML_UINT8, 1, &m, dev);
@@ -412,12 +555,10 @@ int ml_knn(ml_array *dist, ml_array *index, const ml_array *queries,
       rc = ml_array_empty(&self, ML_INT64, 1, &m, dev);
       if (!rc) rc = s.be->iota(&self, ml_scalar_int(1), ml_scalar_int(1));
     }
-    s.refs = &r;
-    s.raux = opt(&raux);
     batch b = {&q, opt(&qaux), opt(&self), tf32 ? &fast : &bound, &rd, &ri,
                &ok, tf32};
     int64_t c = 2 * k + (tf32 ? SLACK_TF32 : SLACK);
-    if (!rc) rc = run(&s, &b, c < s.avail ? c : s.avail, &bound);
+    if (!rc) rc = run(&s, &b, c < s.avail ? c : s.avail, &bound, step);
   }
   ml_array *tmp[] = {&q, &r, &qn, &rn, &qaux, &raux, &self, &bound, &fast,
                      &ok};

@@ -14,8 +14,9 @@
  * in double precision (see knn_refine in backend.h for the formulas), and
  * the order is that of these distances. A NaN distance ranks after every
  * number. exclude_self (queries and refs the same rows, so m == n) leaves
- * reference i out of query i's neighbours. budget bounds the scratch
- * memory in bytes (distance tiles and candidate lists), down to what one
+ * reference i out of query i's neighbours. budget bounds the memory in
+ * bytes that the search takes beyond its (contiguous) inputs: results,
+ * per-query arrays, distance tiles and candidate lists, down to what one
  * query needs. Empty queries give 0 x k results; k must be in 1..n (1..n-1
  * with exclude_self). tf32 lets a backend that has TF32 tensor cores rank
  * float32 candidates with them; the answer is exact either way (the error

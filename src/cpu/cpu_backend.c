@@ -26,6 +26,7 @@ static const ml_backend cpu_backend = {
     .random = cpu_random,
     .knn_tile = cpu_knn_tile,
     .knn_refine = cpu_knn_refine,
+    .knn_filter = cpu_knn_filter,
 };
 
 void cpu_backend_init(void) { ml_backend_register(ML_CPU, &cpu_backend, 1); }

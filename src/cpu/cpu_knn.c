@@ -97,20 +97,11 @@ static void select_first(pair *p, int64_t n, int64_t c) {
   }
 }
 
-/* Row i of the tile: keys from its dot products at row wi of work, merged
- * into the row's candidate list with buf (room for cap >= c + BLOCK
- * pairs). */
-#define CPU_KNN_ROW(name, T)                                                   \
-  static void name(const ml_knn_tile *t, int64_t i, int64_t wi, pair *buf,     \
-                   int64_t cap) {                                              \
-    int64_t nt = t->refs->shape[0], c = t->keys->shape[1], n = 0;              \
-    T *w = (T *)ml_array_data(t->work) + wi * nt;                              \
-    T *key = (T *)ml_array_data(t->keys) + i * c;                              \
-    int64_t *idx = (int64_t *)ml_array_data(t->index) + i * c;                 \
-    const T *ra = t->raux ? (const T *)ml_array_data(t->raux) : NULL;          \
-    T qa = t->qaux ? ((const T *)ml_array_data(t->qaux))[i] : 0;               \
-    int64_t self = t->self ? ((const int64_t *)ml_array_data(t->self))[i] : 0; \
-    switch (t->metric) {                                                       \
+/* The fast keys (backend.h) of nt dot products w, in place. */
+#define CPU_KNN_KEYS(name, T)                                                  \
+  static void name(ml_knn_metric metric, T *w, int64_t nt, T qa,               \
+                   const T *ra) {                                              \
+    switch (metric) {                                                          \
       case ML_KNN_COSINE:                                                      \
         _Pragma("omp simd") for (int64_t j = 0; j < nt; j++)                   \
           w[j] = 1 - w[j] * qa * ra[j];                                        \
@@ -123,6 +114,25 @@ static void select_first(pair *p, int64_t n, int64_t c) {
           w[j] = (qa + ra[j]) - 2 * w[j];                                      \
         break;                                                                 \
     }                                                                          \
+  }
+
+CPU_KNN_KEYS(keys_f32, float)
+CPU_KNN_KEYS(keys_f64, double)
+
+/* Row i of the tile: keys from its dot products at row wi of work, merged
+ * into the row's candidate list with buf (room for cap >= c + BLOCK
+ * pairs). */
+#define CPU_KNN_ROW(name, T, KEYS_FN)                                          \
+  static void name(const ml_knn_tile *t, int64_t i, int64_t wi, pair *buf,     \
+                   int64_t cap) {                                              \
+    int64_t nt = t->refs->shape[0], c = t->keys->shape[1], n = 0;              \
+    T *w = (T *)ml_array_data(t->work) + wi * nt;                              \
+    T *key = (T *)ml_array_data(t->keys) + i * c;                              \
+    int64_t *idx = (int64_t *)ml_array_data(t->index) + i * c;                 \
+    const T *ra = t->raux ? (const T *)ml_array_data(t->raux) : NULL;          \
+    T qa = t->qaux ? ((const T *)ml_array_data(t->qaux))[i] : 0;               \
+    int64_t self = t->self ? ((const int64_t *)ml_array_data(t->self))[i] : 0; \
+    KEYS_FN(t->metric, w, nt, qa, ra);                                         \
     double tau = -INFINITY;                                                    \
     for (int64_t j = 0; j < c; j++)                                            \
       if (idx[j] != INT64_MAX) {                                               \
@@ -161,23 +171,25 @@ static void select_first(pair *p, int64_t n, int64_t c) {
     }                                                                          \
   }
 
-CPU_KNN_ROW(tile_row_f32, float)
-CPU_KNN_ROW(tile_row_f64, double)
+CPU_KNN_ROW(tile_row_f32, float, keys_f32)
+CPU_KNN_ROW(tile_row_f64, double, keys_f64)
 
-/* The dot products of query rows i0 .. i0 + rows - 1 of the tile into the
- * first rows of work. */
-static int dot_products(const ml_knn_tile *t, int64_t i0, int64_t rows) {
-  int64_t nt = t->refs->shape[0], d = t->queries->shape[1];
-  size_t es = ml_dtype_size(t->queries->dtype);
+/* The dot products of query rows i0 .. i0 + rows - 1 against reference
+ * rows j0 .. j0 + cols - 1 into work (rows x cols). */
+static int dot_products(const ml_array *queries, const ml_array *refs,
+                        int64_t i0, int64_t rows, int64_t j0, int64_t cols,
+                        void *work) {
+  int64_t d = queries->shape[1];
+  size_t es = ml_dtype_size(queries->dtype);
   if (d == 0) {
-    memset(ml_array_data(t->work), 0, (size_t)(rows * nt) * es);
+    memset(work, 0, (size_t)(rows * cols) * es);
     return ML_OK;
   }
-  ml_gemm g = {t->queries->dtype, ml_array_device(t->queries), 0, 1,
-               rows, nt, d, 1,
-               (const char *)ml_array_data(t->queries) + i0 * d * (int64_t)es, d, 0,
-               ml_array_data(t->refs), d, 0,
-               ml_array_data(t->work), nt, 0, 0};
+  ml_gemm g = {queries->dtype, ml_array_device(queries), 0, 1,
+               rows, cols, d, 1,
+               (const char *)ml_array_data(queries) + i0 * d * (int64_t)es, d, 0,
+               (const char *)ml_array_data(refs) + j0 * d * (int64_t)es, d, 0,
+               work, cols, 0, 0};
   return cpu_gemm(&g);
 }
 
@@ -198,7 +210,7 @@ int cpu_knn_tile(const ml_knn_tile *t) {
                    (long long)c);
   for (int64_t i0 = 0; i0 < mt; i0 += chunk) {
     int64_t rows = mt - i0 < chunk ? mt - i0 : chunk;
-    rc = dot_products(t, i0, rows);
+    rc = dot_products(t->queries, t->refs, i0, rows, 0, nt, ml_array_data(t->work));
     if (rc) break;
 #pragma omp parallel num_threads(threads) if (threads > 1)
     {
@@ -217,6 +229,69 @@ int cpu_knn_tile(const ml_knn_tile *t) {
     }
   }
   free(bufs);
+  return rc;
+}
+
+/* knn_filter: query rows in chunks of FILTER_ROWS against reference rows
+ * in blocks of FILTER_COLS; OpenMP splits a chunk's rows, each keeping its
+ * pairs in reference order. */
+#define FILTER_ROWS 256
+#define FILTER_COLS 2048
+
+static void filter_row(const ml_knn_filter *f, int64_t i, int64_t j0, void *w,
+                       int64_t cols) {
+  int f32 = f->queries->dtype == ML_FLOAT32;
+  int64_t c = f->keys->shape[1];
+  int64_t *count = (int64_t *)ml_array_data(f->count) + i;
+  int64_t *idx = (int64_t *)ml_array_data(f->index) + i * c;
+  int64_t self = f->self ? ((const int64_t *)ml_array_data(f->self))[i] : 0;
+  const void *ra = f->raux ? ml_array_data(f->raux) : NULL;
+  double limit;
+  if (f32) {
+    float qa = f->qaux ? ((const float *)ml_array_data(f->qaux))[i] : 0;
+    keys_f32(f->metric, w, cols, qa, ra ? (const float *)ra + j0 : NULL);
+    limit = ((const float *)ml_array_data(f->limit))[i];
+  } else {
+    double qa = f->qaux ? ((const double *)ml_array_data(f->qaux))[i] : 0;
+    keys_f64(f->metric, w, cols, qa, ra ? (const double *)ra + j0 : NULL);
+    limit = ((const double *)ml_array_data(f->limit))[i];
+  }
+  for (int64_t j = 0; j < cols; j++) {
+    double x = f32 ? ((const float *)w)[j] : ((const double *)w)[j];
+    if (x != x) x = INFINITY;
+    if (!(x <= limit) || j0 + j + 1 == self) continue;
+    if (*count < c) {
+      idx[*count] = j0 + j + 1;
+      if (f32)
+        ((float *)ml_array_data(f->keys))[i * c + *count] = (float)x;
+      else
+        ((double *)ml_array_data(f->keys))[i * c + *count] = x;
+    }
+    (*count)++;
+  }
+}
+
+int cpu_knn_filter(const ml_knn_filter *f) {
+  int64_t mt = f->queries->shape[0], n = f->refs->shape[0];
+  if (mt == 0 || n == 0) return ML_OK;
+  size_t es = ml_dtype_size(f->queries->dtype);
+  int64_t rows_max = mt < FILTER_ROWS ? mt : FILTER_ROWS;
+  int64_t cols_max = n < FILTER_COLS ? n : FILTER_COLS;
+  char *work = malloc((size_t)(rows_max * cols_max) * es);
+  if (!work) return ml_fail(ML_ENOMEM, "knn: out of memory");
+  int rc = ML_OK;
+  for (int64_t i0 = 0; !rc && i0 < mt; i0 += FILTER_ROWS) {
+    int64_t rows = mt - i0 < FILTER_ROWS ? mt - i0 : FILTER_ROWS;
+    for (int64_t j0 = 0; !rc && j0 < n; j0 += FILTER_COLS) {
+      int64_t cols = n - j0 < FILTER_COLS ? n - j0 : FILTER_COLS;
+      rc = dot_products(f->queries, f->refs, i0, rows, j0, cols, work);
+      int threads = rc ? 1 : cpu_threads_for(rows * cols, CPU_PARALLEL_MIN);
+#pragma omp parallel for num_threads(threads) if (threads > 1) schedule(static)
+      for (int64_t i = i0; i < i0 + rows; i++)
+        if (!rc) filter_row(f, i, j0, work + (size_t)((i - i0) * cols) * es, cols);
+    }
+  }
+  free(work);
   return rc;
 }
 
@@ -287,13 +362,20 @@ static double out_distance(ml_knn_metric metric, double key) {
 
 /* Row i of the refinement, with buf room for the c candidates. */
 static void refine_row(const ml_knn_refine *r, int64_t i, pair *buf) {
-  int64_t d = r->queries->shape[1], c = r->keys->shape[1];
+  int64_t d = r->queries->shape[1], width = r->keys->shape[1], c = width;
   int64_t k = r->dist->shape[1];
+  if (r->count) {
+    c = ((const int64_t *)ml_array_data(r->count))[i];
+    if (c < k || c > width) {
+      ((uint8_t *)ml_array_data(r->ok))[i] = 0;
+      return;
+    }
+  }
   int f32 = r->queries->dtype == ML_FLOAT32;
   size_t es = ml_dtype_size(r->queries->dtype);
   const char *q = (const char *)ml_array_data(r->queries) + i * d * (int64_t)es;
   const void *refs = ml_array_data(r->refs);
-  const int64_t *idx = (const int64_t *)ml_array_data(r->index) + i * c;
+  const int64_t *idx = (const int64_t *)ml_array_data(r->index) + i * width;
   double qnorm = 0, w = -INFINITY;
   if (r->metric == ML_KNN_COSINE) {
     for (int64_t j = 0; j < d; j++) {
@@ -318,10 +400,12 @@ static void refine_row(const ml_knn_refine *r, int64_t i, pair *buf) {
     for (int l = 0; l < LANES && j0 + l < c; l++)
       buf[j0 + l] = (pair){order_key(key[l]), idx[j0 + l]};
   }
-  for (int64_t j = 0; j < c; j++) {
-    double fast = f32 ? ((const float *)ml_array_data(r->keys))[i * c + j]
-                      : ((const double *)ml_array_data(r->keys))[i * c + j];
-    if (!(fast <= w)) w = fast;
+  /* w: the limit of a filtered list, else its largest fast key */
+  const char *fast = r->count ? (const char *)ml_array_data(r->limit) + i * (int64_t)es
+                              : (const char *)ml_array_data(r->keys) + i * width * (int64_t)es;
+  for (int64_t j = 0; j < (r->count ? 1 : c); j++) {
+    double x = f32 ? ((const float *)fast)[j] : ((const double *)fast)[j];
+    if (!(x <= w)) w = x;
   }
   if (k < c) select_first(buf, c, k);
   qsort(buf, (size_t)k, sizeof *buf, by_pair);
