@@ -469,17 +469,18 @@ extern "C" int cuda_knn_tile(const ml_knn_tile *t) {
 
 /* A block of FILTER_THREADS computes the dot products of FQ queries with
  * FR references at a time, FD coordinates a step through shared memory,
- * each thread a 4 x 4 block of them in registers (a small GEMM); the keys
- * never leave the registers but for the few under a query's limit, which
- * go to its list at a place taken with an atomic on its count. The grid
- * is query blocks by slices of the references. */
+ * each thread a 4 x 4 block of them in registers (a small GEMM; the query
+ * tile is loaded once when d <= FD); the keys never leave the registers
+ * but for the few under a query's limit, which go to its list at a place
+ * taken with an atomic on its count. The grid is query blocks by slices
+ * of the references, about FILTER_WAVES waves of blocks. */
 #define FQ 64
 #define FR 64
 #define FD 16
 #define FILTER_THREADS 256
+#define FILTER_WAVES 4
 
 template <class T> struct FilterArgs {
-  ml_knn_metric metric;
   int64_t mt, n, d, c, slice;
   const T *q, *refs, *qaux, *raux, *limit;
   const int64_t *self;
@@ -500,7 +501,13 @@ __device__ __forceinline__ void filter_load(T (*s)[FQ], const T *x, int64_t r0, 
   }
 }
 
-template <class T>
+/* The fast key of a metric known at compile time (fast_key above). */
+template <ml_knn_metric M, class T> __device__ __forceinline__ T metric_key(T p, T qa, T ra) {
+  T x = M == ML_KNN_COSINE ? 1 - p * qa * ra : M == ML_KNN_IP ? -p : (qa + ra) - 2 * p;
+  return x != x ? (T)INFINITY : x;
+}
+
+template <class T, ml_knn_metric M>
 __global__ void __launch_bounds__(FILTER_THREADS) knn_filter_kernel(FilterArgs<T> a) {
   __shared__ __align__(16) T qs[FD][FQ];
   __shared__ __align__(16) T rs[FD][FR];
@@ -508,20 +515,20 @@ __global__ void __launch_bounds__(FILTER_THREADS) knn_filter_kernel(FilterArgs<T
   const int64_t i0 = (int64_t)blockIdx.x * FQ;
   const int64_t j_begin = (int64_t)blockIdx.y * a.slice;
   const int64_t j_end = j_begin + a.slice < a.n ? j_begin + a.slice : a.n;
+  const bool q_once = a.d <= FD;
   T qa[4], lim[4];
-  int64_t self[4];
 #pragma unroll
   for (int u = 0; u < 4; u++) {
     int64_t i = i0 + 4 * ty + u;
     bool in = i < a.mt;
     qa[u] = in && a.qaux ? a.qaux[i] : T(0);
     lim[u] = in ? a.limit[i] : -(T)INFINITY; /* nothing passes */
-    self[u] = in && a.self ? a.self[i] : 0;
   }
+  if (q_once) filter_load<T>(qs, a.q, i0, a.mt, a.d, 0);
   for (int64_t j0 = j_begin; j0 < j_end; j0 += FR) {
     T acc[4][4] = {};
     for (int64_t k0 = 0; k0 < a.d; k0 += FD) {
-      filter_load<T>(qs, a.q, i0, a.mt, a.d, k0);
+      if (!q_once) filter_load<T>(qs, a.q, i0, a.mt, a.d, k0);
       filter_load<T>(rs, a.refs, j0, j_end, a.d, k0);
       __syncthreads();
 #pragma unroll
@@ -543,12 +550,13 @@ __global__ void __launch_bounds__(FILTER_THREADS) knn_filter_kernel(FilterArgs<T
     for (int v = 0; v < 4; v++) {
       int64_t j = j0 + 4 * tx + v;
       if (j >= j_end) break;
-      T ra = a.raux ? a.raux[j] : T(0);
+      T ra = M != ML_KNN_IP ? a.raux[j] : T(0);
 #pragma unroll
       for (int u = 0; u < 4; u++) {
-        T key = fast_key(a.metric, acc[u][v], qa[u], ra);
-        if (key <= lim[u] && j + 1 != self[u]) {
+        T key = metric_key<M>(acc[u][v], qa[u], ra);
+        if (key <= lim[u]) {
           int64_t i = i0 + 4 * ty + u;
+          if (a.self && j + 1 == a.self[i]) continue;
           unsigned long long at = atomicAdd(a.count + i, 1ull);
           if (at < (unsigned long long)a.c) {
             a.keys[i * a.c + at] = key;
@@ -562,7 +570,6 @@ __global__ void __launch_bounds__(FILTER_THREADS) knn_filter_kernel(FilterArgs<T
 
 template <class T> static int filter_typed(cuda_dev *d, const ml_knn_filter *f) {
   FilterArgs<T> a;
-  a.metric = f->metric;
   a.mt = f->queries->shape[0];
   a.n = f->refs->shape[0];
   a.d = f->queries->shape[1];
@@ -576,15 +583,24 @@ template <class T> static int filter_typed(cuda_dev *d, const ml_knn_filter *f) 
   a.keys = array_ptr<T>(f->keys);
   a.index = array_ptr<int64_t>(f->index);
   a.count = array_ptr<unsigned long long>(f->count);
-  /* slices of the references for about 8 blocks an SM, at least 8 steps
-   * of FR each */
-  int64_t qblocks = (a.mt + FQ - 1) / FQ, want = 8 * (int64_t)d->sms;
+  /* slices of at least 8 steps of FR references */
+  int64_t qblocks = (a.mt + FQ - 1) / FQ;
+  int64_t want = FILTER_WAVES * 8 * (int64_t)d->sms;
   int64_t slices = (want + qblocks - 1) / qblocks, most = (a.n + 8 * FR - 1) / (8 * FR);
   slices = slices > most ? most : slices < 1 ? 1 : slices;
   a.slice = ((a.n + slices - 1) / slices + FR - 1) / FR * FR;
   slices = (a.n + a.slice - 1) / a.slice;
   dim3 grid((unsigned)qblocks, (unsigned)slices);
-  knn_filter_kernel<T><<<grid, FILTER_THREADS, 0, d->stream>>>(a);
+  cudaStream_t st = d->stream;
+  switch (f->metric) {
+    case ML_KNN_COSINE:
+      knn_filter_kernel<T, ML_KNN_COSINE><<<grid, FILTER_THREADS, 0, st>>>(a);
+      break;
+    case ML_KNN_IP: knn_filter_kernel<T, ML_KNN_IP><<<grid, FILTER_THREADS, 0, st>>>(a); break;
+    default: /* both Euclidean metrics share their key */
+      knn_filter_kernel<T, ML_KNN_EUCLIDEAN><<<grid, FILTER_THREADS, 0, st>>>(a);
+      break;
+  }
   return cuda_launched("knn");
 }
 

@@ -75,7 +75,7 @@
 /* Candidates per query: 2k + SLACK at first (SLACK_TF32 with TF32), times
  * GROWTH at each retry. */
 #define SLACK 16
-#define SLACK_TF32 48
+#define SLACK_TF32 24
 #define GROWTH 8
 
 int ml_knn_metric_parse(const char *name, ml_knn_metric *out) {
