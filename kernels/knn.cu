@@ -489,16 +489,33 @@ template <class T> struct FilterArgs {
   unsigned long long *count;
 };
 
+/* A tile in shared memory: FD coordinates of 64 rows, transposed, each
+ * line padded so that the transposing stores spread over the banks while
+ * 4 consecutive rows stay one aligned vector. */
+#define FPAD (FQ + 16 / (int)sizeof(float))
+template <class T> using FilterTile = T[FD][FPAD];
+
 /* Rows r0 .. r0 + 63 (those below rows) of the row-major x (d columns),
- * coordinates k0 .. k0 + FD - 1, transposed into s (zeros outside). */
+ * coordinates k0 .. k0 + FD - 1, into s (zeros outside); consecutive
+ * threads read consecutive coordinates. */
 template <class T>
-__device__ __forceinline__ void filter_load(T (*s)[FQ], const T *x, int64_t r0, int64_t rows,
-                                            int64_t d, int64_t k0) {
+__device__ __forceinline__ void filter_load(FilterTile<T> &s, const T *x, int64_t r0,
+                                            int64_t rows, int64_t d, int64_t k0) {
   for (int e = threadIdx.x; e < FD * FQ; e += FILTER_THREADS) {
-    int r = e % FQ, kk = e / FQ;
+    int r = e / FD, kk = e % FD;
     int64_t row = r0 + r, col = k0 + kk;
     s[kk][r] = row < rows && col < d ? x[row * d + col] : T(0);
   }
+}
+
+/* Four consecutive values of a tile line, in vector loads. */
+__device__ __forceinline__ void load4(const float *p, float *v) {
+  float4 t = *reinterpret_cast<const float4 *>(p);
+  v[0] = t.x, v[1] = t.y, v[2] = t.z, v[3] = t.w;
+}
+__device__ __forceinline__ void load4(const double *p, double *v) {
+  double2 t0 = reinterpret_cast<const double2 *>(p)[0], t1 = reinterpret_cast<const double2 *>(p)[1];
+  v[0] = t0.x, v[1] = t0.y, v[2] = t1.x, v[3] = t1.y;
 }
 
 /* The fast key of a metric known at compile time (fast_key above). */
@@ -509,8 +526,9 @@ template <ml_knn_metric M, class T> __device__ __forceinline__ T metric_key(T p,
 
 template <class T, ml_knn_metric M>
 __global__ void __launch_bounds__(FILTER_THREADS) knn_filter_kernel(FilterArgs<T> a) {
-  __shared__ __align__(16) T qs[FD][FQ];
-  __shared__ __align__(16) T rs[FD][FR];
+  static_assert(FR == FQ, "one tile shape");
+  __shared__ __align__(16) FilterTile<T> qs;
+  __shared__ __align__(16) FilterTile<T> rs;
   const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
   const int64_t i0 = (int64_t)blockIdx.x * FQ;
   const int64_t j_begin = (int64_t)blockIdx.y * a.slice;
@@ -534,11 +552,8 @@ __global__ void __launch_bounds__(FILTER_THREADS) knn_filter_kernel(FilterArgs<T
 #pragma unroll
       for (int kk = 0; kk < FD; kk++) {
         T x[4], y[4];
-#pragma unroll
-        for (int u = 0; u < 4; u++) {
-          x[u] = qs[kk][4 * ty + u];
-          y[u] = rs[kk][4 * tx + u];
-        }
+        load4(&qs[kk][4 * ty], x);
+        load4(&rs[kk][4 * tx], y);
 #pragma unroll
         for (int u = 0; u < 4; u++)
 #pragma unroll
