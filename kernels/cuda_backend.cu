@@ -115,6 +115,7 @@ extern "C" int cuda_backend_init(void) {
   b->knn_tile = cuda_knn_tile;
   b->knn_refine = cuda_knn_refine;
   b->knn_filter = cuda_knn_filter;
+  b->knn_sample = cuda_knn_sample;
   b->tf32 = 1;
   ml_backend_register(ML_CUDA, b, n);
   return n;

@@ -60,6 +60,7 @@ int cuda_topk(const ml_array *values, const ml_array *indices,
 int cuda_knn_tile(const ml_knn_tile *t);
 int cuda_knn_refine(const ml_knn_refine *r);
 int cuda_knn_filter(const ml_knn_filter *f);
+int cuda_knn_sample(const ml_knn_sample *s);
 
 /* random.cu */
 int cuda_random(ml_randkind kind, const ml_array *out, uint64_t seed,

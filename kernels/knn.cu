@@ -465,46 +465,52 @@ extern "C" int cuda_knn_tile(const ml_knn_tile *t) {
   return t->queries->dtype == ML_FLOAT32 ? tile_typed<float>(d, t) : tile_typed<double>(d, t);
 }
 
-/* ---- knn_filter ---- */
+/* ---- knn_filter and knn_sample ---- */
 
-/* A block of FILTER_THREADS computes the dot products of FQ queries with
- * FR references at a time, FD coordinates a step through shared memory,
- * each thread a 4 x 4 block of them in registers (a small GEMM; the query
- * tile is loaded once when d <= FD); the keys never leave the registers
- * but for the few under a query's limit, which go to its list at a place
- * taken with an atomic on its count. The grid is query blocks by slices
- * of the references, about FILTER_WAVES waves of blocks. */
-#define FQ 64
-#define FR 64
+/* One kernel does both: a block of FILTER_THREADS computes the dot
+ * products of FB queries with FB references at a time, FD coordinates a
+ * step through shared memory, each thread an 8 x 8 block of them in
+ * registers (a small GEMM; the query tile is loaded once when d <= FD).
+ * The keys never leave the registers: the filter sends the few under a
+ * query's limit to its list, at a place taken with an atomic on its count;
+ * the sample keeps each thread's minimum per (query, reference position
+ * modulo ML_KNN_SAMPLE_BLOCKS), which knn_sample_rank then ranks. The
+ * filter's grid is query blocks by slices of the references, about
+ * FILTER_WAVES waves of blocks; the sample's has one slice, so that each
+ * block sees its queries' whole sample. */
+#define FB 128
 #define FD 16
 #define FILTER_THREADS 256
 #define FILTER_WAVES 4
+static_assert(FB == ML_KNN_SAMPLE_BLOCKS, "a sample block per column of a step");
 
 template <class T> struct FilterArgs {
-  int64_t mt, n, d, c, slice;
+  int64_t mt, n, d, c, slice, step; /* step: the sample's, 1 for the filter */
   const T *q, *refs, *qaux, *raux, *limit;
   const int64_t *self;
-  T *keys;
+  T *keys; /* the filter's lists, or the sample's minima (mt x FB) */
   int64_t *index;
   unsigned long long *count;
 };
 
-/* A tile in shared memory: FD coordinates of 64 rows, transposed, each
+/* A tile in shared memory: FD coordinates of FB rows, transposed, each
  * line padded so that the transposing stores spread over the banks while
  * 4 consecutive rows stay one aligned vector. */
-#define FPAD (FQ + 16 / (int)sizeof(float))
+#define FPAD (FB + 16 / (int)sizeof(float))
 template <class T> using FilterTile = T[FD][FPAD];
 
-/* Rows r0 .. r0 + 63 (those below rows) of the row-major x (d columns),
- * coordinates k0 .. k0 + FD - 1, into s (zeros outside); consecutive
- * threads read consecutive coordinates. */
+/* Rows r0 .. r0 + FB - 1 (those below rows) of the row-major x (d
+ * columns, row r at r * step), coordinates k0 .. k0 + FD - 1, into s
+ * (zeros outside); consecutive threads read consecutive coordinates. */
 template <class T>
 __device__ __forceinline__ void filter_load(FilterTile<T> &s, const T *x, int64_t r0,
-                                            int64_t rows, int64_t d, int64_t k0) {
-  for (int e = threadIdx.x; e < FD * FQ; e += FILTER_THREADS) {
-    int r = e / FD, kk = e % FD;
+                                            int64_t rows, int64_t d, int64_t k0,
+                                            int64_t step) {
+#pragma unroll
+  for (int e0 = 0; e0 < FD * FB; e0 += FILTER_THREADS) {
+    int e = e0 + threadIdx.x, r = e / FD, kk = e % FD;
     int64_t row = r0 + r, col = k0 + kk;
-    s[kk][r] = row < rows && col < d ? x[row * d + col] : T(0);
+    s[kk][r] = row < rows && col < d ? x[row * step * d + col] : T(0);
   }
 }
 
@@ -518,59 +524,64 @@ __device__ __forceinline__ void load4(const double *p, double *v) {
   v[0] = t0.x, v[1] = t0.y, v[2] = t1.x, v[3] = t1.y;
 }
 
-/* The fast key of a metric known at compile time (fast_key above). */
+/* The fast key of a metric known at compile time (fast_key above, but a
+ * NaN stays NaN). */
 template <ml_knn_metric M, class T> __device__ __forceinline__ T metric_key(T p, T qa, T ra) {
-  T x = M == ML_KNN_COSINE ? 1 - p * qa * ra : M == ML_KNN_IP ? -p : (qa + ra) - 2 * p;
-  return x != x ? (T)INFINITY : x;
+  return M == ML_KNN_COSINE ? 1 - p * qa * ra : M == ML_KNN_IP ? -p : (qa + ra) - 2 * p;
 }
 
-template <class T, ml_knn_metric M>
+template <class T, ml_knn_metric M, bool SAMPLE>
 __global__ void __launch_bounds__(FILTER_THREADS) knn_filter_kernel(FilterArgs<T> a) {
-  static_assert(FR == FQ, "one tile shape");
   __shared__ __align__(16) FilterTile<T> qs;
   __shared__ __align__(16) FilterTile<T> rs;
   const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
-  const int64_t i0 = (int64_t)blockIdx.x * FQ;
+  const int64_t i0 = (int64_t)blockIdx.x * FB;
   const int64_t j_begin = (int64_t)blockIdx.y * a.slice;
   const int64_t j_end = j_begin + a.slice < a.n ? j_begin + a.slice : a.n;
   const bool q_once = a.d <= FD;
-  T qa[4], lim[4];
+  T qa[8], lim[8], low[8][8];
 #pragma unroll
-  for (int u = 0; u < 4; u++) {
-    int64_t i = i0 + 4 * ty + u;
+  for (int u = 0; u < 8; u++) {
+    int64_t i = i0 + 8 * ty + u;
     bool in = i < a.mt;
-    qa[u] = in && a.qaux ? a.qaux[i] : T(0);
-    lim[u] = in ? a.limit[i] : -(T)INFINITY; /* nothing passes */
+    qa[u] = in && M != ML_KNN_IP ? a.qaux[i] : T(0);
+    lim[u] = in && !SAMPLE ? a.limit[i] : -(T)INFINITY; /* nothing passes */
+#pragma unroll
+    for (int v = 0; v < 8; v++) low[u][v] = (T)INFINITY;
   }
-  if (q_once) filter_load<T>(qs, a.q, i0, a.mt, a.d, 0);
-  for (int64_t j0 = j_begin; j0 < j_end; j0 += FR) {
-    T acc[4][4] = {};
+  if (q_once) filter_load<T>(qs, a.q, i0, a.mt, a.d, 0, 1);
+  for (int64_t j0 = j_begin; j0 < j_end; j0 += FB) {
+    T acc[8][8] = {};
     for (int64_t k0 = 0; k0 < a.d; k0 += FD) {
-      if (!q_once) filter_load<T>(qs, a.q, i0, a.mt, a.d, k0);
-      filter_load<T>(rs, a.refs, j0, j_end, a.d, k0);
+      if (!q_once) filter_load<T>(qs, a.q, i0, a.mt, a.d, k0, 1);
+      filter_load<T>(rs, a.refs, j0, j_end, a.d, k0, a.step);
       __syncthreads();
 #pragma unroll
       for (int kk = 0; kk < FD; kk++) {
-        T x[4], y[4];
-        load4(&qs[kk][4 * ty], x);
-        load4(&rs[kk][4 * tx], y);
+        T x[8], y[8];
+        load4(&qs[kk][8 * ty], x);
+        load4(&qs[kk][8 * ty + 4], x + 4);
+        load4(&rs[kk][8 * tx], y);
+        load4(&rs[kk][8 * tx + 4], y + 4);
 #pragma unroll
-        for (int u = 0; u < 4; u++)
+        for (int u = 0; u < 8; u++)
 #pragma unroll
-          for (int v = 0; v < 4; v++) acc[u][v] = fma(x[u], y[v], acc[u][v]);
+          for (int v = 0; v < 8; v++) acc[u][v] = fma(x[u], y[v], acc[u][v]);
       }
       __syncthreads();
     }
 #pragma unroll
-    for (int v = 0; v < 4; v++) {
-      int64_t j = j0 + 4 * tx + v;
+    for (int v = 0; v < 8; v++) {
+      int64_t j = j0 + 8 * tx + v;
       if (j >= j_end) break;
-      T ra = M != ML_KNN_IP ? a.raux[j] : T(0);
+      T ra = M != ML_KNN_IP ? a.raux[j * a.step] : T(0);
 #pragma unroll
-      for (int u = 0; u < 4; u++) {
+      for (int u = 0; u < 8; u++) {
         T key = metric_key<M>(acc[u][v], qa[u], ra);
-        if (key <= lim[u]) {
-          int64_t i = i0 + 4 * ty + u;
+        if (SAMPLE) {
+          low[u][v] = key < low[u][v] ? key : low[u][v]; /* a NaN never is */
+        } else if (!(key > lim[u])) {
+          int64_t i = i0 + 8 * ty + u;
           if (a.self && j + 1 == a.self[i]) continue;
           unsigned long long at = atomicAdd(a.count + i, 1ull);
           if (at < (unsigned long long)a.c) {
@@ -581,41 +592,101 @@ __global__ void __launch_bounds__(FILTER_THREADS) knn_filter_kernel(FilterArgs<T
       }
     }
   }
+  if (SAMPLE)
+#pragma unroll
+    for (int u = 0; u < 8; u++) {
+      int64_t i = i0 + 8 * ty + u;
+      if (i < a.mt)
+#pragma unroll
+        for (int v = 0; v < 8; v++) a.keys[i * FB + 8 * tx + v] = low[u][v];
+    }
+}
+
+/* out[i]: the kk-th smallest of row i's FB sample minima, a warp a row;
+ * each lane ranks its FB / 32 values among the row's (ties by place). */
+template <class T>
+__global__ void knn_sample_rank(const T *low, int64_t mt, int64_t kk, T *out) {
+  const int lane = threadIdx.x & 31;
+  for (int64_t i = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / 32; i < mt;
+       i += (int64_t)gridDim.x * blockDim.x / 32) {
+    const T *row = low + i * FB;
+    for (int p = lane; p < FB; p += 32) {
+      T x = row[p];
+      int rank = 0;
+      for (int o = 0; o < FB; o++) rank += row[o] < x || (row[o] == x && o < p);
+      if (rank == kk - 1) out[i] = x;
+    }
+  }
+}
+
+template <class T>
+static void filter_args(FilterArgs<T> &a, const ml_array *q, const ml_array *refs,
+                        const ml_array *qaux, const ml_array *raux) {
+  a.mt = q->shape[0];
+  a.n = refs->shape[0];
+  a.d = q->shape[1];
+  a.q = array_ptr<const T>(q);
+  a.refs = array_ptr<const T>(refs);
+  a.qaux = qaux ? array_ptr<const T>(qaux) : nullptr;
+  a.raux = raux ? array_ptr<const T>(raux) : nullptr;
+  a.limit = nullptr;
+  a.self = nullptr;
+  a.index = nullptr;
+  a.count = nullptr;
+}
+
+template <class T, bool SAMPLE>
+static int filter_launch(cuda_dev *d, ml_knn_metric metric, const FilterArgs<T> &a, dim3 grid) {
+  cudaStream_t st = d->stream;
+  switch (metric) {
+    case ML_KNN_COSINE:
+      knn_filter_kernel<T, ML_KNN_COSINE, SAMPLE><<<grid, FILTER_THREADS, 0, st>>>(a);
+      break;
+    case ML_KNN_IP:
+      knn_filter_kernel<T, ML_KNN_IP, SAMPLE><<<grid, FILTER_THREADS, 0, st>>>(a);
+      break;
+    default: /* both Euclidean metrics share their key */
+      knn_filter_kernel<T, ML_KNN_EUCLIDEAN, SAMPLE><<<grid, FILTER_THREADS, 0, st>>>(a);
+      break;
+  }
+  return cuda_launched("knn");
 }
 
 template <class T> static int filter_typed(cuda_dev *d, const ml_knn_filter *f) {
   FilterArgs<T> a;
-  a.mt = f->queries->shape[0];
-  a.n = f->refs->shape[0];
-  a.d = f->queries->shape[1];
+  filter_args<T>(a, f->queries, f->refs, f->qaux, f->raux);
   a.c = f->keys->shape[1];
-  a.q = array_ptr<const T>(f->queries);
-  a.refs = array_ptr<const T>(f->refs);
-  a.qaux = f->qaux ? array_ptr<const T>(f->qaux) : nullptr;
-  a.raux = f->raux ? array_ptr<const T>(f->raux) : nullptr;
+  a.step = 1;
   a.limit = array_ptr<const T>(f->limit);
   a.self = f->self ? array_ptr<const int64_t>(f->self) : nullptr;
   a.keys = array_ptr<T>(f->keys);
   a.index = array_ptr<int64_t>(f->index);
   a.count = array_ptr<unsigned long long>(f->count);
-  /* slices of at least 8 steps of FR references */
-  int64_t qblocks = (a.mt + FQ - 1) / FQ;
-  int64_t want = FILTER_WAVES * 8 * (int64_t)d->sms;
-  int64_t slices = (want + qblocks - 1) / qblocks, most = (a.n + 8 * FR - 1) / (8 * FR);
+  /* slices of at least 4 steps of FB references */
+  int64_t qblocks = (a.mt + FB - 1) / FB;
+  int64_t want = FILTER_WAVES * 2 * (int64_t)d->sms;
+  int64_t slices = (want + qblocks - 1) / qblocks, most = (a.n + 4 * FB - 1) / (4 * FB);
   slices = slices > most ? most : slices < 1 ? 1 : slices;
-  a.slice = ((a.n + slices - 1) / slices + FR - 1) / FR * FR;
+  a.slice = ((a.n + slices - 1) / slices + FB - 1) / FB * FB;
   slices = (a.n + a.slice - 1) / a.slice;
-  dim3 grid((unsigned)qblocks, (unsigned)slices);
-  cudaStream_t st = d->stream;
-  switch (f->metric) {
-    case ML_KNN_COSINE:
-      knn_filter_kernel<T, ML_KNN_COSINE><<<grid, FILTER_THREADS, 0, st>>>(a);
-      break;
-    case ML_KNN_IP: knn_filter_kernel<T, ML_KNN_IP><<<grid, FILTER_THREADS, 0, st>>>(a); break;
-    default: /* both Euclidean metrics share their key */
-      knn_filter_kernel<T, ML_KNN_EUCLIDEAN><<<grid, FILTER_THREADS, 0, st>>>(a);
-      break;
-  }
+  return filter_launch<T, false>(d, f->metric, a, dim3((unsigned)qblocks, (unsigned)slices));
+}
+
+template <class T> static int sample_typed(cuda_dev *d, const ml_knn_sample *sm) {
+  FilterArgs<T> a;
+  filter_args<T>(a, sm->queries, sm->refs, sm->qaux, sm->raux);
+  a.step = sm->step;
+  a.n = (a.n + a.step - 1) / a.step; /* the sample's rows */
+  a.slice = a.n;
+  a.c = FB;
+  cuda_scratch low;
+  int rc = low.get(d->index, (size_t)a.mt * FB * sizeof(T), "knn");
+  if (rc) return rc;
+  a.keys = low.as<T>();
+  rc = filter_launch<T, true>(d, sm->metric, a, dim3((unsigned)((a.mt + FB - 1) / FB), 1));
+  if (rc) return rc;
+  knn_sample_rank<T><<<blocks_for(a.mt, 8), 256, 0, d->stream>>>(a.keys, a.mt, sm->kk,
+                                                                    array_ptr<T>(sm->out));
   return cuda_launched("knn");
 }
 
@@ -624,6 +695,14 @@ extern "C" int cuda_knn_filter(const ml_knn_filter *f) {
   int rc = cuda_enter(array_device(f->queries), &d);
   if (rc || f->queries->shape[0] == 0 || f->refs->shape[0] == 0) return rc;
   return f->queries->dtype == ML_FLOAT32 ? filter_typed<float>(d, f) : filter_typed<double>(d, f);
+}
+
+extern "C" int cuda_knn_sample(const ml_knn_sample *sm) {
+  cuda_dev *d;
+  int rc = cuda_enter(array_device(sm->queries), &d);
+  if (rc || sm->queries->shape[0] == 0) return rc;
+  return sm->queries->dtype == ML_FLOAT32 ? sample_typed<float>(d, sm)
+                                          : sample_typed<double>(d, sm);
 }
 
 /* ---- knn_refine ---- */

@@ -73,6 +73,17 @@ typedef struct {
   const ml_array *count;   /* mt int64, zeros in, the pairs found out */
 } ml_knn_filter;
 
+/* The sample pass that sets knn_filter's limits (knn_sample below). */
+#define ML_KNN_SAMPLE_BLOCKS 128
+typedef struct {
+  ml_knn_metric metric;
+  const ml_array *queries; /* mt x d */
+  const ml_array *refs;    /* n x d, all of them */
+  const ml_array *qaux, *raux;
+  int64_t step, kk;        /* rows 0, step, 2 step, ...; kk <= BLOCKS / 2 */
+  const ml_array *out;     /* mt out, dtype of queries */
+} ml_knn_sample;
+
 /* The exact pass over a tile's candidate lists (knn_refine below). */
 typedef struct {
   ml_knn_metric metric;
@@ -239,12 +250,21 @@ typedef struct ml_backend {
    *
    * knn_filter: for query row i and every reference row j, the fast key
    * as knn_tile's (never TF32); each pair (key, j + 1) with key <=
-   * limit[i] (a NaN key as +inf), and j + 1 != self[i], adds 1 to count[i]
-   * and, while count[i] <= c, goes to row i of keys and index at place
-   * count[i] - 1 (in any order of the references). */
+   * limit[i] or a NaN key, and j + 1 != self[i], adds 1 to count[i] and,
+   * while count[i] <= c, goes to row i of keys and index at place
+   * count[i] - 1 (in any order of the references).
+   *
+   * knn_sample: for query row i, the fast keys (as knn_filter's) of the
+   * sample's rows, the s-th of them being reference row s step (s step <
+   * n), fall into ML_KNN_SAMPLE_BLOCKS blocks by s modulo that; out[i] is the
+   * kk-th smallest of the blocks' minima, an empty block's minimum and a
+   * NaN key counting as +inf. (The kk-th smallest minimum is at least the
+   * kk-th smallest key of the sample, so knn_filter's limits from it keep
+   * the k nearest; see core/knn.c.) */
   int (*knn_tile)(const ml_knn_tile *t);
   int (*knn_refine)(const ml_knn_refine *r);
   int (*knn_filter)(const ml_knn_filter *f);
+  int (*knn_sample)(const ml_knn_sample *s);
   /* gemm and knn_tile can use TF32 for float32 when asked (tensor cores:
    * several times faster than full float32, which the search's ranking
    * exploits since its error bound and re-checks keep the answer exact). */

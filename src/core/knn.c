@@ -208,39 +208,45 @@ static int search_pass(const search *s, const batch *b, int64_t c) {
 }
 
 /* The filtered first pass, for small d and k on a backend with
- * knn_filter. A sample of the references, every step-th of them, gives
- * each query the k'-th smallest fast key A among them (k' = k, or k + 1
- * with exclude_self, since the sample may hold the query itself). The
- * true k-th smallest key is then at most A + bound, so a reference whose
- * fast key exceeds
- *   limit >= A + 2 bound
+ * knn_filter and knn_sample. knn_sample takes every step-th reference and
+ * gives each query M, the k'-th smallest of 128 block minima of its fast
+ * keys to them (k' = k, or k + 1 with exclude_self, since the sample may
+ * hold the query itself). M is at least the k'-th smallest fast key of
+ * the sample, so the true k-th smallest key is at most M + bound, and a
+ * reference whose fast key exceeds
+ *   limit >= M + 2 bound
  * has an exact key above it and cannot be among the k nearest. knn_filter
- * keeps the pairs under the limit (about k' n / S of them for a sample of
- * S) in lists of FILTER_ROOM, without any selection, and knn_refine
- * settles them with w = limit (the completeness test above, which then
- * holds unless a list overflowed: those queries go round again). */
+ * keeps the pairs under the limit in lists of FILTER_ROOM, without any
+ * selection, and knn_refine settles them with w = limit: the completeness
+ * test above, which then holds unless a list overflowed (those queries go
+ * round again). The sample's step is chosen for about FILTER_TARGET pairs a
+ * query: a block of s sample keys has its minimum under the p-quantile of
+ * the keys with probability 1 - (1 - p)^s, so M sits near the quantile
+ * -ln(1 - k' / 128) 128 / (sample size), which keeps that many times step
+ * pairs. */
 #define FILTER_MAX_D 64
 #define FILTER_TARGET 256
 #define FILTER_ROOM 1024
 
-/* The sample's step, or 0 when the filtered pass does not pay: the sample
- * holds about (k' + 8) n / FILTER_TARGET references, at most a quarter. */
+/* The sample's step, or 0 when the filtered pass does not pay (a sample of
+ * more than a quarter of the references). */
 static int64_t filter_step(const search *s, int64_t d, int self) {
-  int64_t n = s->refs->shape[0], kk = s->k + self;
-  if (!s->be->knn_filter || d > FILTER_MAX_D || kk + 8 > FILTER_TARGET / 4)
+  int64_t kk = s->k + self;
+  if (!s->be->knn_filter || !s->be->knn_sample || d > FILTER_MAX_D ||
+      kk > ML_KNN_SAMPLE_BLOCKS / 2)
     return 0;
-  int64_t size = ((kk + 8) * n + FILTER_TARGET - 1) / FILTER_TARGET;
-  return n / size >= 4 ? n / size : 0;
+  double per = -ML_KNN_SAMPLE_BLOCKS * log1p(-(double)kk / ML_KNN_SAMPLE_BLOCKS);
+  int64_t step = (int64_t)(FILTER_TARGET / per);
+  return step >= 4 ? step : 0;
 }
 
-/* limit = A + 2 bound, raised by (|A| + 2 bound) 2^-20 so that rounding
- * to the dtype t cannot lower it below A + 2 bound; A: the kk-th keys. */
-static int filter_limit(ml_array *limit, const ml_array *keys, int64_t kk,
+/* limit = M + 2 bound, raised by (|M| + 2 bound) 2^-20 so that rounding
+ * to the dtype t cannot lower it below M + 2 bound. */
+static int filter_limit(ml_array *limit, const ml_array *mth,
                         const ml_array *bound, ml_dtype t) {
-  ml_array a = {0}, a64 = {0}, b2 = {0}, sum = {0}, mag = {0}, up = {0},
-           raised = {0}, margin = {0};
-  int rc = ml_view_select("knn", &a, keys, 1, kk - 1);
-  if (!rc) rc = ml_astype(&a64, &a, ML_FLOAT64);
+  ml_array a64 = {0}, b2 = {0}, sum = {0}, mag = {0}, up = {0}, raised = {0},
+           margin = {0};
+  int rc = ml_astype(&a64, mth, ML_FLOAT64);
   if (!rc) rc = ml_binary_scalar(ML_MUL, &b2, bound, ml_scalar_int(2), 0);
   if (!rc) rc = ml_binary(ML_ADD, &sum, &a64, &b2);
   if (!rc) rc = ml_unary(ML_ABS, &mag, &a64);
@@ -248,26 +254,23 @@ static int filter_limit(ml_array *limit, const ml_array *keys, int64_t kk,
   if (!rc) rc = ml_binary_scalar(ML_MUL, &margin, &up, ml_scalar_float(0x1p-20), 0);
   if (!rc) rc = ml_binary(ML_ADD, &raised, &sum, &margin);
   if (!rc) rc = ml_astype(limit, &raised, t);
-  ml_array *tmp[] = {&a, &a64, &b2, &sum, &mag, &up, &raised, &margin};
+  ml_array *tmp[] = {&a64, &b2, &sum, &mag, &up, &raised, &margin};
   for (size_t i = 0; i < sizeof tmp / sizeof *tmp; i++) ml_array_release(tmp[i]);
   return rc;
 }
 
-/* The scratch of a filtered pass, for up to mt queries. */
+/* The lists of a filtered pass, for up to mt queries. */
 typedef struct {
-  const ml_array *sample, *saux; /* every step-th reference, its aux */
-  int64_t kk;
-  ml_array skeys, sindex, swork, keys, index, count;
+  ml_array mth, keys, index, count;
 } filter_scratch;
 
 /* Queries i0 .. i0 + mi - 1 of b through the filtered pass. */
 static int filter_tile(const search *s, const batch *b, filter_scratch *f,
-                       int64_t i0, int64_t mi) {
-  enum { Q, QAUX, SELF, BOUND, DIST, NEAR, OK, SKEYS, SINDEX, SFLAT, SWORK,
-         KEYS, INDEX, COUNT, LIMIT, COUNT_V };
+                       int64_t step, int64_t i0, int64_t mi) {
+  enum { Q, QAUX, SELF, BOUND, DIST, NEAR, OK, MTH, KEYS, INDEX, COUNT,
+         LIMIT, COUNT_V };
   ml_array v[COUNT_V];
   memset(v, 0, sizeof v);
-  int64_t ns = f->sample->shape[0], wshape[2] = {mi, ns};
   int rc = rows(&v[Q], b->q, i0, mi);
   if (!rc) rc = rows(&v[QAUX], b->qaux, i0, mi);
   if (!rc) rc = rows(&v[SELF], b->self, i0, mi);
@@ -275,20 +278,15 @@ static int filter_tile(const search *s, const batch *b, filter_scratch *f,
   if (!rc) rc = rows(&v[DIST], b->dist, i0, mi);
   if (!rc) rc = rows(&v[NEAR], b->nearest, i0, mi);
   if (!rc) rc = rows(&v[OK], b->ok, i0, mi);
-  if (!rc) rc = rows(&v[SKEYS], &f->skeys, 0, mi);
-  if (!rc) rc = rows(&v[SINDEX], &f->sindex, 0, mi);
-  if (!rc) rc = rows(&v[SFLAT], &f->swork, 0, mi * ns);
-  if (!rc) rc = ml_view_reshape("knn", &v[SWORK], &v[SFLAT], 2, wshape);
+  if (!rc) rc = rows(&v[MTH], &f->mth, 0, mi);
   if (!rc) rc = rows(&v[KEYS], &f->keys, 0, mi);
   if (!rc) rc = rows(&v[INDEX], &f->index, 0, mi);
   if (!rc) rc = rows(&v[COUNT], &f->count, 0, mi);
-  if (!rc) rc = ml_fill("knn", &v[SKEYS], ml_scalar_float(INFINITY));
-  if (!rc) rc = ml_fill("knn", &v[SINDEX], ml_scalar_int(INT64_MAX));
   if (!rc) rc = ml_fill("knn", &v[COUNT], ml_scalar_int(0));
-  ml_knn_tile t = {s->metric, &v[Q], f->sample, 0, opt(&v[QAUX]), f->saux,
-                   NULL, &v[SKEYS], &v[SINDEX], &v[SWORK], 0};
-  if (!rc) rc = s->be->knn_tile(&t);
-  if (!rc) rc = filter_limit(&v[LIMIT], &v[SKEYS], f->kk, &v[BOUND], b->q->dtype);
+  ml_knn_sample sm = {s->metric, &v[Q], s->refs, opt(&v[QAUX]), s->raux, step,
+                      s->k + (b->self != NULL), &v[MTH]};
+  if (!rc) rc = s->be->knn_sample(&sm);
+  if (!rc) rc = filter_limit(&v[LIMIT], &v[MTH], &v[BOUND], b->q->dtype);
   ml_knn_filter fl = {s->metric, &v[Q], s->refs, opt(&v[QAUX]), s->raux,
                       opt(&v[SELF]), &v[LIMIT], &v[KEYS], &v[INDEX], &v[COUNT]};
   if (!rc) rc = s->be->knn_filter(&fl);
@@ -301,36 +299,23 @@ static int filter_tile(const search *s, const batch *b, filter_scratch *f,
 }
 
 /* The filtered pass over the batch, with the sample every step-th
- * reference; self: the batch excludes self. */
+ * reference. */
 static int filter_pass(const search *s, const batch *b, int64_t step) {
-  int64_t m = b->q->shape[0], n = s->refs->shape[0];
-  int64_t ns = (n + step - 1) / step, kk = s->k + (b->self != NULL);
+  int64_t m = b->q->shape[0];
   ml_dtype t = b->q->dtype;
   int64_t e = (int64_t)ml_dtype_size(t);
-  int64_t per = kk * (e + 8) + ns * e + FILTER_ROOM * (e + 8) + 8 + 32;
-  int64_t mt = s->budget / per;
+  int64_t mt = s->budget / (FILTER_ROOM * (e + 8) + 8 + 48);
   mt = mt < 1 ? 1 : mt > m ? m : mt;
-  int64_t sshape[2] = {mt, kk}, lshape[2] = {mt, FILTER_ROOM}, wsize = mt * ns;
+  int64_t lshape[2] = {mt, FILTER_ROOM};
   ml_device dev = ml_array_device(b->q);
-  ml_array sv = {0}, sample = {0}, av = {0}, saux = {0};
   filter_scratch f = {0};
-  int rc = ml_view_stride("knn", &sv, s->refs, 0, 0, ns, step);
-  if (!rc) rc = ml_contiguous(&sample, &sv);
-  if (!rc && s->raux) rc = ml_view_stride("knn", &av, s->raux, 0, 0, ns, step);
-  if (!rc && s->raux) rc = ml_contiguous(&saux, &av);
-  f.sample = &sample;
-  f.saux = opt(&saux);
-  f.kk = kk;
-  if (!rc) rc = ml_array_empty(&f.skeys, t, 2, sshape, dev);
-  if (!rc) rc = ml_array_empty(&f.sindex, ML_INT64, 2, sshape, dev);
-  if (!rc) rc = ml_array_empty(&f.swork, t, 1, &wsize, dev);
+  int rc = ml_array_empty(&f.mth, t, 1, &mt, dev);
   if (!rc) rc = ml_array_empty(&f.keys, t, 2, lshape, dev);
   if (!rc) rc = ml_array_empty(&f.index, ML_INT64, 2, lshape, dev);
   if (!rc) rc = ml_array_empty(&f.count, ML_INT64, 1, &mt, dev);
   for (int64_t i0 = 0; !rc && i0 < m; i0 += mt)
-    rc = filter_tile(s, b, &f, i0, m - i0 < mt ? m - i0 : mt);
-  ml_array *tmp[] = {&sv, &sample, &av, &saux, &f.skeys, &f.sindex, &f.swork,
-                     &f.keys, &f.index, &f.count};
+    rc = filter_tile(s, b, &f, step, i0, m - i0 < mt ? m - i0 : mt);
+  ml_array *tmp[] = {&f.mth, &f.keys, &f.index, &f.count};
   for (size_t i = 0; i < sizeof tmp / sizeof *tmp; i++) ml_array_release(tmp[i]);
   return rc;
 }

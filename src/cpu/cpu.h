@@ -63,5 +63,6 @@ int cpu_random(ml_randkind kind, const ml_array *out, uint64_t seed,
 int cpu_knn_tile(const ml_knn_tile *t);
 int cpu_knn_refine(const ml_knn_refine *r);
 int cpu_knn_filter(const ml_knn_filter *f);
+int cpu_knn_sample(const ml_knn_sample *s);
 
 #endif

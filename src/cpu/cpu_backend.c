@@ -27,6 +27,7 @@ static const ml_backend cpu_backend = {
     .knn_tile = cpu_knn_tile,
     .knn_refine = cpu_knn_refine,
     .knn_filter = cpu_knn_filter,
+    .knn_sample = cpu_knn_sample,
 };
 
 void cpu_backend_init(void) { ml_backend_register(ML_CPU, &cpu_backend, 1); }

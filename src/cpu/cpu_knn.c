@@ -175,10 +175,10 @@ CPU_KNN_ROW(tile_row_f32, float, keys_f32)
 CPU_KNN_ROW(tile_row_f64, double, keys_f64)
 
 /* The dot products of query rows i0 .. i0 + rows - 1 against reference
- * rows j0 .. j0 + cols - 1 into work (rows x cols). */
+ * rows j0, j0 + step, ... (cols of them) into work (rows x cols). */
 static int dot_products(const ml_array *queries, const ml_array *refs,
                         int64_t i0, int64_t rows, int64_t j0, int64_t cols,
-                        void *work) {
+                        int64_t step, void *work) {
   int64_t d = queries->shape[1];
   size_t es = ml_dtype_size(queries->dtype);
   if (d == 0) {
@@ -188,7 +188,7 @@ static int dot_products(const ml_array *queries, const ml_array *refs,
   ml_gemm g = {queries->dtype, ml_array_device(queries), 0, 1,
                rows, cols, d, 1,
                (const char *)ml_array_data(queries) + i0 * d * (int64_t)es, d, 0,
-               (const char *)ml_array_data(refs) + j0 * d * (int64_t)es, d, 0,
+               (const char *)ml_array_data(refs) + j0 * d * (int64_t)es, d * step, 0,
                work, cols, 0, 0};
   return cpu_gemm(&g);
 }
@@ -210,7 +210,7 @@ int cpu_knn_tile(const ml_knn_tile *t) {
                    (long long)c);
   for (int64_t i0 = 0; i0 < mt; i0 += chunk) {
     int64_t rows = mt - i0 < chunk ? mt - i0 : chunk;
-    rc = dot_products(t->queries, t->refs, i0, rows, 0, nt, ml_array_data(t->work));
+    rc = dot_products(t->queries, t->refs, i0, rows, 0, nt, 1, ml_array_data(t->work));
     if (rc) break;
 #pragma omp parallel num_threads(threads) if (threads > 1)
     {
@@ -258,8 +258,7 @@ static void filter_row(const ml_knn_filter *f, int64_t i, int64_t j0, void *w,
   }
   for (int64_t j = 0; j < cols; j++) {
     double x = f32 ? ((const float *)w)[j] : ((const double *)w)[j];
-    if (x != x) x = INFINITY;
-    if (!(x <= limit) || j0 + j + 1 == self) continue;
+    if (x > limit || j0 + j + 1 == self) continue;
     if (*count < c) {
       idx[*count] = j0 + j + 1;
       if (f32)
@@ -284,12 +283,71 @@ int cpu_knn_filter(const ml_knn_filter *f) {
     int64_t rows = mt - i0 < FILTER_ROWS ? mt - i0 : FILTER_ROWS;
     for (int64_t j0 = 0; !rc && j0 < n; j0 += FILTER_COLS) {
       int64_t cols = n - j0 < FILTER_COLS ? n - j0 : FILTER_COLS;
-      rc = dot_products(f->queries, f->refs, i0, rows, j0, cols, work);
+      rc = dot_products(f->queries, f->refs, i0, rows, j0, cols, 1, work);
       int threads = rc ? 1 : cpu_threads_for(rows * cols, CPU_PARALLEL_MIN);
 #pragma omp parallel for num_threads(threads) if (threads > 1) schedule(static)
       for (int64_t i = i0; i < i0 + rows; i++)
         if (!rc) filter_row(f, i, j0, work + (size_t)((i - i0) * cols) * es, cols);
     }
+  }
+  free(work);
+  return rc;
+}
+
+/* knn_sample: the sample's dot products for about CHUNK_BYTES of them at
+ * a time, then OpenMP over the chunk's rows for their block minima. */
+static int by_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+static void sample_row(const ml_knn_sample *sm, int64_t i, void *w, int64_t ns) {
+  int f32 = sm->queries->dtype == ML_FLOAT32;
+  const void *ra = sm->raux ? ml_array_data(sm->raux) : NULL;
+  double low[ML_KNN_SAMPLE_BLOCKS];
+  for (int b = 0; b < ML_KNN_SAMPLE_BLOCKS; b++) low[b] = INFINITY;
+  for (int64_t s = 0; s < ns; s++) {
+    double x;
+    if (f32) {
+      float key = ((float *)w)[s];
+      float qa = sm->qaux ? ((const float *)ml_array_data(sm->qaux))[i] : 0;
+      float r = ra ? ((const float *)ra)[s * sm->step] : 0;
+      keys_f32(sm->metric, &key, 1, qa, &r);
+      x = key;
+    } else {
+      double key = ((double *)w)[s];
+      double qa = sm->qaux ? ((const double *)ml_array_data(sm->qaux))[i] : 0;
+      double r = ra ? ((const double *)ra)[s * sm->step] : 0;
+      keys_f64(sm->metric, &key, 1, qa, &r);
+      x = key;
+    }
+    int b = (int)(s % ML_KNN_SAMPLE_BLOCKS);
+    if (x < low[b]) low[b] = x; /* a NaN never is */
+  }
+  qsort(low, ML_KNN_SAMPLE_BLOCKS, sizeof *low, by_double);
+  if (f32)
+    ((float *)ml_array_data(sm->out))[i] = (float)low[sm->kk - 1];
+  else
+    ((double *)ml_array_data(sm->out))[i] = low[sm->kk - 1];
+}
+
+int cpu_knn_sample(const ml_knn_sample *sm) {
+  int64_t mt = sm->queries->shape[0], n = sm->refs->shape[0];
+  int64_t ns = (n + sm->step - 1) / sm->step;
+  if (mt == 0) return ML_OK;
+  size_t es = ml_dtype_size(sm->queries->dtype);
+  int64_t chunk = CHUNK_BYTES / ((ns ? ns : 1) * (int64_t)es);
+  chunk = chunk < 1 ? 1 : chunk > mt ? mt : chunk;
+  char *work = malloc((size_t)(chunk * (ns ? ns : 1)) * es);
+  if (!work) return ml_fail(ML_ENOMEM, "knn: out of memory");
+  int rc = ML_OK;
+  for (int64_t i0 = 0; !rc && i0 < mt; i0 += chunk) {
+    int64_t rows = mt - i0 < chunk ? mt - i0 : chunk;
+    rc = dot_products(sm->queries, sm->refs, i0, rows, 0, ns, sm->step, work);
+    int threads = rc ? 1 : cpu_threads_for(rows * ns, CPU_PARALLEL_MIN);
+#pragma omp parallel for num_threads(threads) if (threads > 1) schedule(static)
+    for (int64_t i = i0; i < i0 + rows; i++)
+      if (!rc) sample_row(sm, i, work + (size_t)((i - i0) * ns) * es, ns);
   }
   free(work);
   return rc;
