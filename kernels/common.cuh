@@ -10,6 +10,7 @@
 #define ML_CUDA_COMMON_CUH
 
 #include <cuda_runtime.h>
+#include <cudaTypedefs.h>
 #include <stdint.h>
 
 #include <type_traits>
@@ -52,6 +53,43 @@ static inline int cuda_check(cudaError_t e, const char *op) {
 /* After a kernel launch: a bad configuration, or an earlier kernel's fault. */
 static inline int cuda_launched(const char *op) {
   return cuda_check(cudaGetLastError(), op);
+}
+
+/* ---- launches through the driver ----
+ * The elementwise kernels, whose launch is most of the time of a tiny
+ * operation, go straight to the driver's cuLaunchKernel (found once through
+ * the runtime, which links no libcuda), with the kernel's handle looked up
+ * once: the runtime's launch repeats that lookup every time, and then needs
+ * cudaGetLastError for its errors. */
+extern PFN_cuLaunchKernel_v4000 cuda_driver_launch;
+
+/* "cuda: <error string> in <op>" for a driver error (ML_EDEVICE). */
+int cuda_driver_error(CUresult r, const char *op);
+
+template <class T> struct same_type {
+  using type = T;
+};
+
+/* Launches kernel (handle *k, looked up on first use) on d's stream with
+ * args converted to the kernel's parameter types. */
+template <class... P>
+static int launch_with(cudaKernel_t *k, void (*kernel)(P...), cuda_dev *d, unsigned grid,
+                       unsigned block, const char *op, typename same_type<P>::type... args) {
+  if (!*k) {
+    int rc = cuda_check(cudaGetKernel(k, (const void *)kernel), op);
+    if (rc) return rc;
+  }
+  void *params[] = {&args...};
+  CUresult r = cuda_driver_launch((CUfunction)*k, grid, 1, 1, block, 1, 1, 0,
+                                  (CUstream)d->stream, params, nullptr);
+  return r == CUDA_SUCCESS ? ML_OK : cuda_driver_error(r, op);
+}
+
+/* launch_kernel<kernel>(d, grid, block, op, args...): one handle per kernel. */
+template <auto K, class... A>
+static int launch_kernel(cuda_dev *d, unsigned grid, unsigned block, const char *op, A... args) {
+  static cudaKernel_t k;
+  return launch_with(&k, K, d, grid, block, op, args...);
 }
 
 static inline int array_device(const ml_array *a) {
@@ -400,17 +438,14 @@ static int map_launch(cuda_dev *d, const Iter<M::N> &it, int64_t n, const M &m,
   if (flat) {
     constexpr int V = 16 / M::size;
     if (V > 1 && m.aligned(V))
-      map_flat<V, M><<<grid_for(n / V + 1, threads, d), threads, 0, d->stream>>>(n, m);
-    else
-      map_flat<1, M><<<grid_for(n, threads, d), threads, 0, d->stream>>>(n, m);
-  } else if (n < INT32_MAX) {
-    map_strided<M, uint32_t><<<grid_for(n, threads, d), threads, 0, d->stream>>>(
-        it, (uint32_t)n, m);
-  } else {
-    map_strided<M, uint64_t><<<grid_for(n, threads, d), threads, 0, d->stream>>>(
-        it, (uint64_t)n, m);
+      return launch_kernel<map_flat<V, M>>(d, grid_for(n / V + 1, threads, d), threads, op, n, m);
+    return launch_kernel<map_flat<1, M>>(d, grid_for(n, threads, d), threads, op, n, m);
   }
-  return cuda_launched(op);
+  if (n < INT32_MAX)
+    return launch_kernel<map_strided<M, uint32_t>>(d, grid_for(n, threads, d), threads, op, it,
+                                            (uint32_t)n, m);
+  return launch_kernel<map_strided<M, uint64_t>>(d, grid_for(n, threads, d), threads, op, it,
+                                          (uint64_t)n, m);
 }
 
 /* The step of input j in the flat path (meaningful only when flat). */

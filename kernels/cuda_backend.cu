@@ -12,6 +12,8 @@
 #include "common.cuh"
 
 int cuda_ndevices;
+PFN_cuLaunchKernel_v4000 cuda_driver_launch;
+static PFN_cuGetErrorString_v6000 driver_error_string;
 
 static cuda_dev *devices;
 static int current = -1;
@@ -24,6 +26,24 @@ int cuda_error(cudaError_t e, const char *op) {
   if (e == cudaErrorMemoryAllocation)
     return ml_fail(ML_ENOMEM, "cuda: out of memory in %s", op);
   return ml_fail(ML_EDEVICE, "cuda: %s in %s", cudaGetErrorString(e), op);
+}
+
+int cuda_driver_error(CUresult r, const char *op) {
+  const char *s = NULL;
+  if (r == CUDA_ERROR_OUT_OF_MEMORY) return ml_fail(ML_ENOMEM, "cuda: out of memory in %s", op);
+  if (driver_error_string(r, &s) != CUDA_SUCCESS || !s) s = "unknown driver error";
+  return ml_fail(ML_EDEVICE, "cuda: %s in %s", s, op);
+}
+
+/* The driver function of that name and ABI version, from the runtime. */
+static bool driver_function(const char *name, unsigned version, void **fn) {
+  cudaDriverEntryPointQueryResult found;
+  if (cudaGetDriverEntryPointByVersion(name, fn, version, cudaEnableDefault, &found) ==
+          cudaSuccess &&
+      found == cudaDriverEntryPointSuccess)
+    return true;
+  cudaGetLastError();
+  return false;
 }
 
 static int device_setup(cuda_dev *d, int index) {
@@ -85,6 +105,9 @@ extern "C" int cuda_backend_init(void) {
   }
   devices = (cuda_dev *)calloc(n > 0 ? n : 1, sizeof *devices);
   names = (char (*)[256])calloc(n > 0 ? n : 1, sizeof *names);
+  if (n > 0 && !(driver_function("cuLaunchKernel", 4000, (void **)&cuda_driver_launch) &&
+                 driver_function("cuGetErrorString", 6000, (void **)&driver_error_string)))
+    n = 0;
   if (!devices || !names || cuda_pools_init(n) != ML_OK) n = 0;
   cuda_ndevices = n;
 

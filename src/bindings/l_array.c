@@ -14,13 +14,30 @@
  * which is a tenth of the cost of a tiny operation. */
 static const char array_mt_key = 0;
 
+/* The address of the metatable of the state that opened moonlab last
+ * (NULL once that state is closed): comparing with it skips even the
+ * registry lookup, another tenth; other states' arrays take the lookup. */
+static const void *array_mt;
+
 ml_array *l_testarray(lua_State *L, int idx) {
   void *p = lua_touserdata(L, idx);
   if (!p || !lua_getmetatable(L, idx)) return NULL;
-  lua_rawgetp(L, LUA_REGISTRYINDEX, &array_mt_key);
-  int same = lua_rawequal(L, -1, -2);
-  lua_pop(L, 2);
+  int same = lua_topointer(L, -1) == array_mt;
+  if (!same) {
+    lua_rawgetp(L, LUA_REGISTRYINDEX, &array_mt_key);
+    same = lua_rawequal(L, -1, -2);
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
   return same ? p : NULL;
+}
+
+/* __gc of the sentinel that holds its state's metatable address: the
+ * state is closing, and the metatable will be freed. */
+static int forget_metatable(lua_State *L) {
+  const void **mt = lua_touserdata(L, 1);
+  if (array_mt == *mt) array_mt = NULL;
+  return 0;
 }
 
 ml_array *l_checkarray(lua_State *L, int idx) {
@@ -336,6 +353,17 @@ void l_open_array(lua_State *L, int module, int methods) {
   luaL_getmetatable(L, ML_ARRAY_MT);
   lua_pushvalue(L, -1);
   lua_rawsetp(L, LUA_REGISTRYINDEX, &array_mt_key);
+  array_mt = lua_topointer(L, -1);
+  if (lua_rawgetp(L, LUA_REGISTRYINDEX, &array_mt) == LUA_TNIL) {
+    const void **sentinel = lua_newuserdatauv(L, sizeof *sentinel, 0);
+    *sentinel = array_mt;
+    lua_createtable(L, 0, 1);
+    lua_pushcfunction(L, forget_metatable);
+    lua_setfield(L, -2, "__gc");
+    lua_setmetatable(L, -2);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &array_mt);
+  }
+  lua_pop(L, 1);
   static const luaL_Reg meta[] = {{"__gc", array_gc},
                                   {"__close", array_gc},
                                   {"__newindex", array_newindex},

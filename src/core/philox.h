@@ -16,13 +16,17 @@
  *       (a, b, b - a in that precision too); a result that rounds up to b is
  *       replaced by the next value below b, so the range stays [a, b).
  *   float32 normal: block i/4; words (w0, w1) give outputs 0 and 1, words
- *       (w2, w3) outputs 2 and 3, by Box-Muller in float:
- *       r = sqrtf(-2 logf(1 - u(first))), t = 2pi * u(second),
- *       outputs r cosf(t), r sinf(t).  (1 - u is in (0, 1], exactly.)
+ *       (w2, w3) outputs 2 and 3, by Box-Muller: with r = sqrt(-2 ln(1 -
+ *       u(first))) and t = 2pi u(second) as real numbers, the outputs are
+ *       r cos(t) and r sin(t) rounded to float. (1 - u is in (0, 1]; the
+ *       CPU computes in double and rounds once, the GPU in float to within
+ *       a few ulp: see random.cu.)
  *   float64 normal: block i/2 holds two float64 uniforms U0 (words 0, 1)
  *       and U1 (words 2, 3); output i%2 is r cos(t) or r sin(t) with
  *       r = sqrt(-2 log(1 - U0)), t = 2pi * U1, in double.
- *   normal(mean, std): fma(std, z, mean) in the dtype's precision.
+ *   normal(mean, std): fma(std, z, mean) in the dtype's precision, or z
+ *       itself when mean = 0 and std = 1 (randn), which differs only in
+ *       keeping the sign of a zero.
  *   (Parameters a, b, mean, std are rounded to the dtype first.)
  *   randint(low, high): block i/2, v = (uint64) hi << 32 | lo as for float64,
  *       result low + v mod (high - low). The modulo bias is at most
@@ -31,11 +35,11 @@
  * uniform and normal, 2 otherwise) and then advances the offset by that
  * many; a partial last block's unused words are dropped.
  *
- * CPU and GPU results: uniforms and integers are bit-identical. Normals go
- * through log, sqrt, sin and cos, whose last bits differ between libm and
- * CUDA's math library: they agree within about 1e-6 relative for float32
- * and 1e-12 for float64 (kernels must be built without --use_fast_math,
- * which would swap in less accurate intrinsics). */
+ * CPU and GPU results: uniforms and integers are bit-identical. float64
+ * normals go through log, sqrt, sin and cos, whose last bits differ between
+ * libm and CUDA's math library: they agree within about 1e-12 relative
+ * (kernels must be built without --use_fast_math, which would swap in less
+ * accurate intrinsics); float32 normals within about 1e-6. */
 #ifndef ML_PHILOX_H
 #define ML_PHILOX_H
 
@@ -57,17 +61,25 @@ typedef struct {
   uint32_t w[4];
 } ml_philox4;
 
+/* The high word of a * b. (On the device a 64-bit product is kept 64-bit
+ * through the rounds and costs an extra add in each.) */
+ML_PHILOX_FN uint32_t ml_philox_mulhi(uint32_t a, uint32_t b) {
+#ifdef __CUDA_ARCH__
+  return __umulhi(a, b);
+#else
+  return (uint32_t)((uint64_t)a * b >> 32);
+#endif
+}
+
 /* The Philox4x32 bijection with 10 rounds, as in Random123. */
 ML_PHILOX_FN ml_philox4 ml_philox4x32_10(ml_philox4 ctr, uint32_t k0,
                                          uint32_t k1) {
   for (int round = 0; round < 10; round++) {
-    uint64_t p0 = (uint64_t)ML_PHILOX_M0 * ctr.w[0];
-    uint64_t p1 = (uint64_t)ML_PHILOX_M1 * ctr.w[2];
     ml_philox4 next;
-    next.w[0] = (uint32_t)(p1 >> 32) ^ ctr.w[1] ^ k0;
-    next.w[1] = (uint32_t)p1;
-    next.w[2] = (uint32_t)(p0 >> 32) ^ ctr.w[3] ^ k1;
-    next.w[3] = (uint32_t)p0;
+    next.w[0] = ml_philox_mulhi(ML_PHILOX_M1, ctr.w[2]) ^ ctr.w[1] ^ k0;
+    next.w[1] = ML_PHILOX_M1 * ctr.w[2];
+    next.w[2] = ml_philox_mulhi(ML_PHILOX_M0, ctr.w[0]) ^ ctr.w[3] ^ k1;
+    next.w[3] = ML_PHILOX_M0 * ctr.w[0];
     ctr = next;
     k0 += ML_PHILOX_W0;
     k1 += ML_PHILOX_W1;
@@ -112,13 +124,14 @@ ML_PHILOX_FN double ml_philox_uniformd(double a, double b, double u) {
   return r >= b ? nextafter(b, a) : r;
 }
 
-/* Two standard normals from two words (float32 stream). */
+/* Two standard normals from two words (float32 stream), the definition:
+ * in double, rounded once. */
 ML_PHILOX_FN void ml_philox_normal2f(uint32_t w0, uint32_t w1, float *z0,
                                      float *z1) {
-  float r = sqrtf(-2.0f * logf(1.0f - ml_philox_u01f(w0)));
-  float t = 6.28318530717958647692f * ml_philox_u01f(w1);
-  *z0 = r * cosf(t);
-  *z1 = r * sinf(t);
+  double r = sqrt(-2.0 * log(1.0 - (double)ml_philox_u01f(w0)));
+  double t = 6.28318530717958647692 * (double)ml_philox_u01f(w1);
+  *z0 = (float)(r * cos(t));
+  *z1 = (float)(r * sin(t));
 }
 
 /* Two standard normals from a whole block (float64 stream). */

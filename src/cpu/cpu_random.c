@@ -23,6 +23,7 @@ typedef struct {
 static void fill_float32(const fill_job *j, int64_t b0, int64_t b1) {
   float *out = j->data;
   float a = (float)j->p1, b = (float)j->p2;
+  int standard = a == 0 && b == 1;
   for (int64_t blk = b0; blk < b1; blk++) {
     ml_philox4 w = ml_philox_block(j->seed, j->offset + (uint64_t)blk);
     float v[4];
@@ -32,7 +33,8 @@ static void fill_float32(const fill_job *j, int64_t b0, int64_t b1) {
     } else {
       ml_philox_normal2f(w.w[0], w.w[1], &v[0], &v[1]);
       ml_philox_normal2f(w.w[2], w.w[3], &v[2], &v[3]);
-      for (int k = 0; k < 4; k++) v[k] = fmaf(b, v[k], a);
+      if (!standard)
+        for (int k = 0; k < 4; k++) v[k] = fmaf(b, v[k], a);
     }
     int64_t i = 4 * blk, m = j->n - i < 4 ? j->n - i : 4;
     for (int k = 0; k < m; k++) out[i + k] = v[k];
@@ -44,6 +46,7 @@ static void fill_pairs(const fill_job *j, int64_t b0, int64_t b1) {
   int is_int = j->kind == ML_RAND_INT;
   int64_t low = is_int ? (int64_t)j->p1 : 0;
   uint64_t range = is_int ? (uint64_t)((int64_t)j->p2 - low) : 1;
+  int standard = j->p1 == 0 && j->p2 == 1;
   for (int64_t blk = b0; blk < b1; blk++) {
     ml_philox4 w = ml_philox_block(j->seed, j->offset + (uint64_t)blk);
     double d[2];
@@ -54,7 +57,8 @@ static void fill_pairs(const fill_job *j, int64_t b0, int64_t b1) {
                                   ml_philox_u01d(w.w[2 * k], w.w[2 * k + 1]));
     } else if (j->kind == ML_RAND_NORMAL) {
       ml_philox_normal2d(w, &d[0], &d[1]);
-      for (int k = 0; k < 2; k++) d[k] = fma(j->p2, d[k], j->p1);
+      if (!standard)
+        for (int k = 0; k < 2; k++) d[k] = fma(j->p2, d[k], j->p1);
     } else {
       for (int k = 0; k < 2; k++)
         r[k] = ml_philox_randint(w.w[2 * k], w.w[2 * k + 1], low, range);
