@@ -468,21 +468,24 @@ extern "C" int cuda_knn_tile(const ml_knn_tile *t) {
 /* ---- knn_filter and knn_sample ---- */
 
 /* One kernel does both: a block of FILTER_THREADS computes the dot
- * products of FB queries with FB references at a time, FD coordinates a
- * step through shared memory, each thread an 8 x 8 block of them in
- * registers (a small GEMM; the query tile is loaded once when d <= FD).
- * The keys never leave the registers: the filter sends the few under a
- * query's limit to its list, at a place taken with an atomic on its count;
- * the sample keeps each thread's minimum per (query, reference position
- * modulo ML_KNN_SAMPLE_BLOCKS), which knn_sample_rank then ranks. The
- * filter's grid is query blocks by slices of the references, about
- * FILTER_WAVES waves of blocks; the sample's has one slice, so that each
- * block sees its queries' whole sample. */
-#define FB 128
+ * products of 16 TM queries with 16 TM references at a time, FD
+ * coordinates a step through shared memory, each thread a TM x TM block
+ * of them in registers (a small GEMM; the query tile is loaded once when
+ * d <= FD). The keys never leave the registers. The filter queues the
+ * few under a query's limit in shared memory and, when the queue is half
+ * full and at the end, ranks them per query, takes each query's places in
+ * its list with one atomic on its count, and writes them out; the sample
+ * keeps each thread's minimum per (query, reference position modulo
+ * ML_KNN_SAMPLE_BLOCKS), which knn_sample_rank then ranks. The filter's
+ * grid is query blocks by slices of the references, about FILTER_WAVES
+ * waves of blocks; the sample's has one slice, so that each block sees its
+ * queries' whole sample. */
 #define FD 16
 #define FILTER_THREADS 256
 #define FILTER_WAVES 4
-static_assert(FB == ML_KNN_SAMPLE_BLOCKS, "a sample block per column of a step");
+#define FILTER_TM 4 /* the filter's; the sample's is 8 (ML_KNN_SAMPLE_BLOCKS) */
+static_assert(16 * 8 == ML_KNN_SAMPLE_BLOCKS, "a sample block per column of a step");
+#define FB 128 /* the sample's block tile */
 
 template <class T> struct FilterArgs {
   int64_t mt, n, d, c, slice, step; /* step: the sample's, 1 for the filter */
@@ -493,21 +496,20 @@ template <class T> struct FilterArgs {
   unsigned long long *count;
 };
 
-/* A tile in shared memory: FD coordinates of FB rows, transposed, each
+/* A tile in shared memory: FD coordinates of W rows, transposed, each
  * line padded so that the transposing stores spread over the banks while
  * 4 consecutive rows stay one aligned vector. */
-#define FPAD (FB + 16 / (int)sizeof(float))
-template <class T> using FilterTile = T[FD][FPAD];
+template <class T, int W> using FilterTile = T[FD][W + 16 / sizeof(float)];
 
-/* Rows r0 .. r0 + FB - 1 (those below rows) of the row-major x (d
- * columns, row r at r * step), coordinates k0 .. k0 + FD - 1, into s
- * (zeros outside); consecutive threads read consecutive coordinates. */
-template <class T>
-__device__ __forceinline__ void filter_load(FilterTile<T> &s, const T *x, int64_t r0,
+/* Rows r0 .. r0 + W - 1 (those below rows) of the row-major x (d columns,
+ * row r at r * step), coordinates k0 .. k0 + FD - 1, into s (zeros
+ * outside); consecutive threads read consecutive coordinates. */
+template <class T, int W>
+__device__ __forceinline__ void filter_load(FilterTile<T, W> &s, const T *x, int64_t r0,
                                             int64_t rows, int64_t d, int64_t k0,
                                             int64_t step) {
 #pragma unroll
-  for (int e0 = 0; e0 < FD * FB; e0 += FILTER_THREADS) {
+  for (int e0 = 0; e0 < FD * W; e0 += FILTER_THREADS) {
     int e = e0 + threadIdx.x, r = e / FD, kk = e % FD;
     int64_t row = r0 + r, col = k0 + kk;
     s[kk][r] = row < rows && col < d ? x[row * step * d + col] : T(0);
@@ -530,75 +532,133 @@ template <ml_knn_metric M, class T> __device__ __forceinline__ T metric_key(T p,
   return M == ML_KNN_COSINE ? 1 - p * qa * ra : M == ML_KNN_IP ? -p : (qa + ra) - 2 * p;
 }
 
-template <class T, ml_knn_metric M, bool SAMPLE>
+/* The filter's queue in shared memory: QCAP pairs with their query's
+ * place in the block, their rank among that query's, and per query the
+ * count and the first place taken in its list. */
+#define QCAP (4096 / (int)sizeof(T))
+template <class T, int W> struct FilterQueue {
+  T key[QCAP];
+  int64_t j[QCAP];
+  int rank[QCAP];
+  unsigned char q[QCAP];
+  int n;
+  int cnt[W];
+  unsigned long long base[W];
+};
+
+/* Writes the queued pairs to their queries' lists and empties the queue.
+ * Every thread calls it, after a barrier. */
+template <class T, int W>
+__device__ void filter_flush(FilterQueue<T, W> &fq, const FilterArgs<T> &a, int64_t i0) {
+  const int n = fq.n < QCAP ? fq.n : QCAP;
+  for (int e = threadIdx.x; e < n; e += FILTER_THREADS) fq.rank[e] = atomicAdd(&fq.cnt[fq.q[e]], 1);
+  __syncthreads();
+  for (int q = threadIdx.x; q < W; q += FILTER_THREADS) {
+    if (fq.cnt[q]) fq.base[q] = atomicAdd(a.count + i0 + q, (unsigned long long)fq.cnt[q]);
+    fq.cnt[q] = 0;
+  }
+  __syncthreads();
+  for (int e = threadIdx.x; e < n; e += FILTER_THREADS) {
+    unsigned long long at = fq.base[fq.q[e]] + fq.rank[e];
+    int64_t i = i0 + fq.q[e];
+    if (at < (unsigned long long)a.c) {
+      a.keys[i * a.c + at] = fq.key[e];
+      a.index[i * a.c + at] = fq.j[e] + 1;
+    }
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) fq.n = 0;
+  __syncthreads();
+}
+
+template <class T, ml_knn_metric M, bool SAMPLE, int TM>
 __global__ void __launch_bounds__(FILTER_THREADS) knn_filter_kernel(FilterArgs<T> a) {
-  __shared__ __align__(16) FilterTile<T> qs;
-  __shared__ __align__(16) FilterTile<T> rs;
+  constexpr int W = 16 * TM;
+  __shared__ __align__(16) FilterTile<T, W> qs;
+  __shared__ __align__(16) FilterTile<T, W> rs;
+  __shared__ FilterQueue<T, SAMPLE ? 1 : W> fq;
   const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
-  const int64_t i0 = (int64_t)blockIdx.x * FB;
+  const int64_t i0 = (int64_t)blockIdx.x * W;
   const int64_t j_begin = (int64_t)blockIdx.y * a.slice;
   const int64_t j_end = j_begin + a.slice < a.n ? j_begin + a.slice : a.n;
   const bool q_once = a.d <= FD;
-  T qa[8], lim[8], low[8][8];
+  T qa[TM], lim[TM], low[SAMPLE ? TM : 1][TM];
 #pragma unroll
-  for (int u = 0; u < 8; u++) {
-    int64_t i = i0 + 8 * ty + u;
+  for (int u = 0; u < TM; u++) {
+    int64_t i = i0 + TM * ty + u;
     bool in = i < a.mt;
     qa[u] = in && M != ML_KNN_IP ? a.qaux[i] : T(0);
     lim[u] = in && !SAMPLE ? a.limit[i] : -(T)INFINITY; /* nothing passes */
+    if (SAMPLE)
 #pragma unroll
-    for (int v = 0; v < 8; v++) low[u][v] = (T)INFINITY;
+      for (int v = 0; v < TM; v++) low[u][v] = (T)INFINITY;
   }
-  if (q_once) filter_load<T>(qs, a.q, i0, a.mt, a.d, 0, 1);
-  for (int64_t j0 = j_begin; j0 < j_end; j0 += FB) {
-    T acc[8][8] = {};
+  if (!SAMPLE) {
+    for (int q = threadIdx.x; q < W; q += FILTER_THREADS) fq.cnt[q] = 0;
+    if (threadIdx.x == 0) fq.n = 0;
+  }
+  if (q_once) filter_load<T, W>(qs, a.q, i0, a.mt, a.d, 0, 1);
+  for (int64_t j0 = j_begin; j0 < j_end; j0 += W) {
+    T acc[TM][TM] = {};
     for (int64_t k0 = 0; k0 < a.d; k0 += FD) {
-      if (!q_once) filter_load<T>(qs, a.q, i0, a.mt, a.d, k0, 1);
-      filter_load<T>(rs, a.refs, j0, j_end, a.d, k0, a.step);
+      if (!q_once) filter_load<T, W>(qs, a.q, i0, a.mt, a.d, k0, 1);
+      filter_load<T, W>(rs, a.refs, j0, j_end, a.d, k0, a.step);
       __syncthreads();
 #pragma unroll
       for (int kk = 0; kk < FD; kk++) {
-        T x[8], y[8];
-        load4(&qs[kk][8 * ty], x);
-        load4(&qs[kk][8 * ty + 4], x + 4);
-        load4(&rs[kk][8 * tx], y);
-        load4(&rs[kk][8 * tx + 4], y + 4);
+        T x[TM], y[TM];
 #pragma unroll
-        for (int u = 0; u < 8; u++)
+        for (int h = 0; h < TM; h += 4) {
+          load4(&qs[kk][TM * ty + h], x + h);
+          load4(&rs[kk][TM * tx + h], y + h);
+        }
 #pragma unroll
-          for (int v = 0; v < 8; v++) acc[u][v] = fma(x[u], y[v], acc[u][v]);
+        for (int u = 0; u < TM; u++)
+#pragma unroll
+          for (int v = 0; v < TM; v++) acc[u][v] = fma(x[u], y[v], acc[u][v]);
       }
       __syncthreads();
     }
 #pragma unroll
-    for (int v = 0; v < 8; v++) {
-      int64_t j = j0 + 8 * tx + v;
+    for (int v = 0; v < TM; v++) {
+      int64_t j = j0 + TM * tx + v;
       if (j >= j_end) break;
       T ra = M != ML_KNN_IP ? a.raux[j * a.step] : T(0);
 #pragma unroll
-      for (int u = 0; u < 8; u++) {
+      for (int u = 0; u < TM; u++) {
         T key = metric_key<M>(acc[u][v], qa[u], ra);
         if (SAMPLE) {
           low[u][v] = key < low[u][v] ? key : low[u][v]; /* a NaN never is */
         } else if (!(key > lim[u])) {
-          int64_t i = i0 + 8 * ty + u;
+          int64_t i = i0 + TM * ty + u;
           if (a.self && j + 1 == a.self[i]) continue;
-          unsigned long long at = atomicAdd(a.count + i, 1ull);
-          if (at < (unsigned long long)a.c) {
-            a.keys[i * a.c + at] = key;
-            a.index[i * a.c + at] = j + 1;
+          int p = atomicAdd(&fq.n, 1);
+          if (p < QCAP) {
+            fq.key[p] = key;
+            fq.j[p] = j;
+            fq.q[p] = (unsigned char)(TM * ty + u);
+          } else { /* a full queue: straight to the list */
+            unsigned long long at = atomicAdd(a.count + i, 1ull);
+            if (at < (unsigned long long)a.c) {
+              a.keys[i * a.c + at] = key;
+              a.index[i * a.c + at] = j + 1;
+            }
           }
         }
       }
     }
+    if constexpr (!SAMPLE) {
+      __syncthreads();
+      if (fq.n >= QCAP / 2 || j0 + W >= j_end) filter_flush<T, W>(fq, a, i0);
+    }
   }
   if (SAMPLE)
 #pragma unroll
-    for (int u = 0; u < 8; u++) {
-      int64_t i = i0 + 8 * ty + u;
+    for (int u = 0; u < TM; u++) {
+      int64_t i = i0 + TM * ty + u;
       if (i < a.mt)
 #pragma unroll
-        for (int v = 0; v < 8; v++) a.keys[i * FB + 8 * tx + v] = low[u][v];
+        for (int v = 0; v < TM; v++) a.keys[i * FB + TM * tx + v] = low[u][v];
     }
 }
 
@@ -635,18 +695,18 @@ static void filter_args(FilterArgs<T> &a, const ml_array *q, const ml_array *ref
   a.count = nullptr;
 }
 
-template <class T, bool SAMPLE>
+template <class T, bool SAMPLE, int TM>
 static int filter_launch(cuda_dev *d, ml_knn_metric metric, const FilterArgs<T> &a, dim3 grid) {
   cudaStream_t st = d->stream;
   switch (metric) {
     case ML_KNN_COSINE:
-      knn_filter_kernel<T, ML_KNN_COSINE, SAMPLE><<<grid, FILTER_THREADS, 0, st>>>(a);
+      knn_filter_kernel<T, ML_KNN_COSINE, SAMPLE, TM><<<grid, FILTER_THREADS, 0, st>>>(a);
       break;
     case ML_KNN_IP:
-      knn_filter_kernel<T, ML_KNN_IP, SAMPLE><<<grid, FILTER_THREADS, 0, st>>>(a);
+      knn_filter_kernel<T, ML_KNN_IP, SAMPLE, TM><<<grid, FILTER_THREADS, 0, st>>>(a);
       break;
     default: /* both Euclidean metrics share their key */
-      knn_filter_kernel<T, ML_KNN_EUCLIDEAN, SAMPLE><<<grid, FILTER_THREADS, 0, st>>>(a);
+      knn_filter_kernel<T, ML_KNN_EUCLIDEAN, SAMPLE, TM><<<grid, FILTER_THREADS, 0, st>>>(a);
       break;
   }
   return cuda_launched("knn");
@@ -662,14 +722,17 @@ template <class T> static int filter_typed(cuda_dev *d, const ml_knn_filter *f) 
   a.keys = array_ptr<T>(f->keys);
   a.index = array_ptr<int64_t>(f->index);
   a.count = array_ptr<unsigned long long>(f->count);
-  /* slices of at least 4 steps of FB references */
-  int64_t qblocks = (a.mt + FB - 1) / FB;
+  /* slices of at least 4 steps of W references, for about FILTER_WAVES
+   * waves of (at least) 2 blocks an SM */
+  const int64_t W = 16 * FILTER_TM;
+  int64_t qblocks = (a.mt + W - 1) / W;
   int64_t want = FILTER_WAVES * 2 * (int64_t)d->sms;
-  int64_t slices = (want + qblocks - 1) / qblocks, most = (a.n + 4 * FB - 1) / (4 * FB);
+  int64_t slices = (want + qblocks - 1) / qblocks, most = (a.n + 4 * W - 1) / (4 * W);
   slices = slices > most ? most : slices < 1 ? 1 : slices;
-  a.slice = ((a.n + slices - 1) / slices + FB - 1) / FB * FB;
+  a.slice = ((a.n + slices - 1) / slices + W - 1) / W * W;
   slices = (a.n + a.slice - 1) / a.slice;
-  return filter_launch<T, false>(d, f->metric, a, dim3((unsigned)qblocks, (unsigned)slices));
+  return filter_launch<T, false, FILTER_TM>(d, f->metric, a,
+                                             dim3((unsigned)qblocks, (unsigned)slices));
 }
 
 template <class T> static int sample_typed(cuda_dev *d, const ml_knn_sample *sm) {
@@ -683,7 +746,7 @@ template <class T> static int sample_typed(cuda_dev *d, const ml_knn_sample *sm)
   int rc = low.get(d->index, (size_t)a.mt * FB * sizeof(T), "knn");
   if (rc) return rc;
   a.keys = low.as<T>();
-  rc = filter_launch<T, true>(d, sm->metric, a, dim3((unsigned)((a.mt + FB - 1) / FB), 1));
+  rc = filter_launch<T, true, 8>(d, sm->metric, a, dim3((unsigned)((a.mt + FB - 1) / FB), 1));
   if (rc) return rc;
   knn_sample_rank<T><<<blocks_for(a.mt, 8), 256, 0, d->stream>>>(a.keys, a.mt, sm->kk,
                                                                     array_ptr<T>(sm->out));
@@ -721,7 +784,12 @@ template <class T> struct RefineArgs {
   int64_t *li;
   const int64_t *count; /* or NULL: lists from knn_filter, with limit */
   const T *limit;
+  bool short_done; /* knn_refine_short has settled the short lists */
 };
+
+/* A filtered list's rows are short: at most SHORT pairs go through
+ * knn_refine_short instead, a warp a row, SHORT / 32 pairs a lane. */
+#define SHORT 256
 
 /* The exact key (backend.h) of q and r, cpu_knn.c's operations in its
  * order; qnorm: |q|, for the cosine. */
@@ -751,6 +819,18 @@ __device__ double exact_key(ml_knn_metric metric, const T *q, const T *r, int64_
   return s;
 }
 
+/* |q| in double, coordinates in order (cpu_knn.c's operations). */
+template <class T> __device__ double query_norm(const T *q, int64_t d) {
+  double s = 0;
+  for (int64_t t = 0; t < d; t++) s = __dadd_rn(s, __dmul_rn((double)q[t], (double)q[t]));
+  return __dsqrt_rn(s);
+}
+
+/* The distance reported for an exact key v, rounded to T. */
+template <class T> __device__ __forceinline__ T out_distance(ml_knn_metric metric, double v) {
+  return (T)(metric == ML_KNN_EUCLIDEAN ? __dsqrt_rn(v) : metric == ML_KNN_IP ? __dadd_rn(-v, 0.0) : v);
+}
+
 /* The larger, a NaN winning. */
 __device__ __forceinline__ double nan_max(double a, double b) { return b != b || b > a ? b : a; }
 
@@ -777,16 +857,14 @@ __device__ void refine_row(const RefineArgs<T> &a, const Lists<uint64_t> &w, int
   int64_t c = a.c;
   if (a.count) { /* the same for the whole group */
     c = a.count[i];
+    if (a.short_done && c <= SHORT) return;
     if (c < a.k || c > a.c) {
       if (tid == 0) a.ok[i] = 0;
       return;
     }
     wmax = (double)a.limit[i];
   }
-  if (a.metric == ML_KNN_COSINE) {
-    for (int64_t t = 0; t < a.d; t++) qnorm = __dadd_rn(qnorm, __dmul_rn((double)q[t], (double)q[t]));
-    qnorm = __dsqrt_rn(qnorm);
-  }
+  if (a.metric == ML_KNN_COSINE) qnorm = query_norm(q, a.d);
   sel_start<uint64_t, G>(w, tid);
   double thv = sel_threshold<double>(w);
   for (int64_t p0 = 0; p0 < c; p0 += G) {
@@ -804,11 +882,8 @@ __device__ void refine_row(const RefineArgs<T> &a, const Lists<uint64_t> &w, int
   wmax = group_max<G>(wmax, red);
   const int64_t off = w.st->cur * a.k;
   for (int64_t p = tid; p < a.k; p += G) {
-    double v = key_value(w.lk[off + p]);
     a.nearest[i * a.k + p] = w.li[off + p];
-    a.dist[i * a.k + p] = (T)(a.metric == ML_KNN_EUCLIDEAN ? __dsqrt_rn(v)
-                              : a.metric == ML_KNN_IP      ? __dadd_rn(-v, 0.0)
-                                                           : v);
+    a.dist[i * a.k + p] = out_distance<T>(a.metric, key_value(w.lk[off + p]));
   }
   if (tid == 0) {
     double e = key_value(w.lk[off + a.k - 1]);
@@ -841,6 +916,65 @@ template <class T> __global__ void __launch_bounds__(BLOCK_G) knn_refine_block(R
   }
 }
 
+/* The short filtered lists (k <= count <= SHORT), a warp a row: the exact
+ * keys of a lane's pairs go to shared memory and the lane keeps its best;
+ * k rounds of a warp minimum (by key, then index) each take the best
+ * left, whose lane then finds its next best. Other rows are left to
+ * knn_refine_warp. */
+template <class T>
+__global__ void __launch_bounds__(SEL_WARPS * 32) knn_refine_short(RefineArgs<T> a) {
+  __shared__ uint64_t sk[SEL_WARPS][SHORT];
+  __shared__ int64_t si[SEL_WARPS][SHORT];
+  const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5;
+  uint64_t *K = sk[wid];
+  int64_t *I = si[wid];
+  for (int64_t i = (int64_t)blockIdx.x * SEL_WARPS + wid; i < a.mt;
+       i += (int64_t)gridDim.x * SEL_WARPS) {
+    const int64_t c = a.count[i]; /* the same for the whole warp */
+    if (c > SHORT) continue;
+    if (c < a.k || c > a.c) {
+      if (lane == 0) a.ok[i] = 0;
+      continue;
+    }
+    const T *q = a.q + i * a.d;
+    const double qnorm = a.metric == ML_KNN_COSINE ? query_norm(q, a.d) : 0;
+    uint64_t bk = ~0ull;
+    int64_t bi = INT64_MAX;
+    int bp = -1;
+    for (int p = lane; p < c; p += 32) {
+      int64_t id = a.index[i * a.c + p];
+      uint64_t key = sort_key(exact_key<T>(a.metric, q, a.refs + (id - 1) * a.d, a.d, qnorm));
+      K[p] = key;
+      I[p] = id;
+      if (key < bk || (key == bk && id < bi)) bk = key, bi = id, bp = p;
+    }
+    double e = 0;
+    for (int64_t t = 0; t < a.k; t++) {
+      uint64_t mk = bk;
+      int64_t mi = bi;
+      for (int o = 16; o > 0; o >>= 1) {
+        uint64_t ok = __shfl_xor_sync(FULL, mk, o);
+        int64_t oi = __shfl_xor_sync(FULL, mi, o);
+        if (ok < mk || (ok == mk && oi < mi)) mk = ok, mi = oi;
+      }
+      e = key_value(mk);
+      if (lane == 0) {
+        a.nearest[i * a.k + t] = mi;
+        a.dist[i * a.k + t] = out_distance<T>(a.metric, e);
+      }
+      if (mi == bi) { /* this lane's best was taken: its next */
+        I[bp] = INT64_MAX;
+        bk = ~0ull, bi = INT64_MAX, bp = -1;
+        for (int p = lane; p < c; p += 32)
+          if (I[p] != INT64_MAX && (K[p] < bk || (K[p] == bk && I[p] < bi)))
+            bk = K[p], bi = I[p], bp = p;
+      }
+    }
+    if (lane == 0) a.ok[i] = (double)a.limit[i] - a.bound[i] > e;
+    __syncwarp();
+  }
+}
+
 template <class T> static int refine_typed(cuda_dev *d, const ml_knn_refine *r) {
   RefineArgs<T> a;
   a.metric = r->metric;
@@ -862,6 +996,12 @@ template <class T> static int refine_typed(cuda_dev *d, const ml_knn_refine *r) 
   a.li = nullptr;
   a.count = r->count ? array_ptr<const int64_t>(r->count) : nullptr;
   a.limit = r->count ? array_ptr<const T>(r->limit) : nullptr;
+  a.short_done = a.count != nullptr;
+  if (a.short_done) {
+    knn_refine_short<T><<<blocks_for(a.mt, SEL_WARPS), SEL_WARPS * 32, 0, d->stream>>>(a);
+    int rc = cuda_launched("knn");
+    if (rc) return rc;
+  }
   if (a.k <= WARP_L)
     return launch(d, knn_refine_warp<T>, blocks_for(a.mt, SEL_WARPS), SEL_WARPS * 32,
                   SEL_WARPS * sel_bytes<uint64_t>(a.k, WARP_BB + 32), a);
