@@ -588,7 +588,7 @@ __global__ void __launch_bounds__(FILTER_THREADS) knn_filter_kernel(FilterArgs<T
     int64_t i = i0 + TM * ty + u;
     bool in = i < a.mt;
     qa[u] = in && M != ML_KNN_IP ? a.qaux[i] : T(0);
-    lim[u] = in && !SAMPLE ? a.limit[i] : -(T)INFINITY; /* nothing passes */
+    lim[u] = in && !SAMPLE ? a.limit[i] : (T)0;
     if (SAMPLE)
 #pragma unroll
       for (int v = 0; v < TM; v++) low[u][v] = (T)INFINITY;
@@ -629,9 +629,9 @@ __global__ void __launch_bounds__(FILTER_THREADS) knn_filter_kernel(FilterArgs<T
         T key = metric_key<M>(acc[u][v], qa[u], ra);
         if (SAMPLE) {
           low[u][v] = key < low[u][v] ? key : low[u][v]; /* a NaN never is */
-        } else if (!(key > lim[u])) {
+        } else if (!(key > lim[u])) { /* rare: under the limit, or NaN */
           int64_t i = i0 + TM * ty + u;
-          if (a.self && j + 1 == a.self[i]) continue;
+          if (i >= a.mt || (a.self && j + 1 == a.self[i])) continue;
           int p = atomicAdd(&fq.n, 1);
           if (p < QCAP) {
             fq.key[p] = key;
@@ -789,7 +789,7 @@ template <class T> struct RefineArgs {
 
 /* A filtered list's rows are short: at most SHORT pairs go through
  * knn_refine_short instead, a warp a row, SHORT / 32 pairs a lane. */
-#define SHORT 256
+#define SHORT 512
 
 /* The exact key (backend.h) of q and r, cpu_knn.c's operations in its
  * order; qnorm: |q|, for the cosine. */

@@ -225,7 +225,7 @@ static int search_pass(const search *s, const batch *b, int64_t c) {
  * -ln(1 - k' / 128) 128 / (sample size), which keeps that many times step
  * pairs. */
 #define FILTER_MAX_D 64
-#define FILTER_TARGET 256
+#define FILTER_TARGET 192
 #define FILTER_ROOM 1024
 
 /* The sample's step, or 0 when the filtered pass does not pay (a sample of
