@@ -501,18 +501,20 @@ template <class T> struct FilterArgs {
  * 4 consecutive rows stay one aligned vector. */
 template <class T, int W> using FilterTile = T[FD][W + 16 / sizeof(float)];
 
-/* Rows r0 .. r0 + W - 1 (those below rows) of the row-major x (d columns,
- * row r at r * step), coordinates k0 .. k0 + FD - 1, into s (zeros
- * outside); consecutive threads read consecutive coordinates. */
+/* Rows r0 .. r0 + W - 1 (those below rows) of x, row r at x + r * stride,
+ * coordinates k0 .. k0 + FD - 1 (those below d), into s (zeros outside);
+ * consecutive threads read consecutive coordinates. */
 template <class T, int W>
 __device__ __forceinline__ void filter_load(FilterTile<T, W> &s, const T *x, int64_t r0,
                                             int64_t rows, int64_t d, int64_t k0,
-                                            int64_t step) {
+                                            int64_t stride) {
+  const T *base = x + r0 * stride + k0;
+  const int64_t left = rows - r0;
+  const int kk = threadIdx.x % FD, width = d - k0 < FD ? (int)(d - k0) : FD;
 #pragma unroll
   for (int e0 = 0; e0 < FD * W; e0 += FILTER_THREADS) {
-    int e = e0 + threadIdx.x, r = e / FD, kk = e % FD;
-    int64_t row = r0 + r, col = k0 + kk;
-    s[kk][r] = row < rows && col < d ? x[row * step * d + col] : T(0);
+    int r = (e0 + threadIdx.x) / FD;
+    s[kk][r] = r < left && kk < width ? base[r * stride + kk] : T(0);
   }
 }
 
@@ -597,12 +599,12 @@ __global__ void __launch_bounds__(FILTER_THREADS) knn_filter_kernel(FilterArgs<T
     for (int q = threadIdx.x; q < W; q += FILTER_THREADS) fq.cnt[q] = 0;
     if (threadIdx.x == 0) fq.n = 0;
   }
-  if (q_once) filter_load<T, W>(qs, a.q, i0, a.mt, a.d, 0, 1);
+  if (q_once) filter_load<T, W>(qs, a.q, i0, a.mt, a.d, 0, a.d);
   for (int64_t j0 = j_begin; j0 < j_end; j0 += W) {
     T acc[TM][TM] = {};
     for (int64_t k0 = 0; k0 < a.d; k0 += FD) {
-      if (!q_once) filter_load<T, W>(qs, a.q, i0, a.mt, a.d, k0, 1);
-      filter_load<T, W>(rs, a.refs, j0, j_end, a.d, k0, a.step);
+      if (!q_once) filter_load<T, W>(qs, a.q, i0, a.mt, a.d, k0, a.d);
+      filter_load<T, W>(rs, a.refs, j0, j_end, a.d, k0, a.step * a.d);
       __syncthreads();
 #pragma unroll
       for (int kk = 0; kk < FD; kk++) {
@@ -619,31 +621,44 @@ __global__ void __launch_bounds__(FILTER_THREADS) knn_filter_kernel(FilterArgs<T
       }
       __syncthreads();
     }
+    /* the keys replace the dot products; pass marks the filter's pairs
+     * (under the limit, or NaN), without branches */
+    uint64_t pass = 0;
 #pragma unroll
     for (int v = 0; v < TM; v++) {
-      int64_t j = j0 + TM * tx + v;
-      if (j >= j_end) break;
-      T ra = M != ML_KNN_IP ? a.raux[j * a.step] : T(0);
+      const int64_t j = j0 + TM * tx + v;
+      const bool in = j < j_end;
+      const T ra = M != ML_KNN_IP && in ? a.raux[j * a.step] : T(0);
 #pragma unroll
       for (int u = 0; u < TM; u++) {
         T key = metric_key<M>(acc[u][v], qa[u], ra);
+        acc[u][v] = key;
         if (SAMPLE) {
-          low[u][v] = key < low[u][v] ? key : low[u][v]; /* a NaN never is */
-        } else if (!(key > lim[u])) { /* rare: under the limit, or NaN */
-          int64_t i = i0 + TM * ty + u;
-          if (i >= a.mt || (a.self && j + 1 == a.self[i])) continue;
-          int p = atomicAdd(&fq.n, 1);
-          if (p < QCAP) {
-            fq.key[p] = key;
-            fq.j[p] = j;
-            fq.q[p] = (unsigned char)(TM * ty + u);
-          } else { /* a full queue: straight to the list */
-            unsigned long long at = atomicAdd(a.count + i, 1ull);
-            if (at < (unsigned long long)a.c) {
-              a.keys[i * a.c + at] = key;
-              a.index[i * a.c + at] = j + 1;
-            }
-          }
+          if (in && key < low[u][v]) low[u][v] = key; /* a NaN never is */
+        } else {
+          pass |= (uint64_t)(in && !(key > lim[u])) << (u * TM + v);
+        }
+      }
+    }
+    while (pass) { /* rare */
+      const int b = __ffsll((long long)pass) - 1, u = b / TM, v = b % TM;
+      pass &= pass - 1;
+      T key = T(0);
+#pragma unroll
+      for (int t = 0; t < TM * TM; t++) /* no dynamic index into registers */
+        if (t == b) key = acc[t / TM][t % TM];
+      const int64_t i = i0 + TM * ty + u, j = j0 + TM * tx + v;
+      if (i >= a.mt || (a.self && j + 1 == a.self[i])) continue;
+      int p = atomicAdd(&fq.n, 1);
+      if (p < QCAP) {
+        fq.key[p] = key;
+        fq.j[p] = j;
+        fq.q[p] = (unsigned char)(TM * ty + u);
+      } else { /* a full queue: straight to the list */
+        unsigned long long at = atomicAdd(a.count + i, 1ull);
+        if (at < (unsigned long long)a.c) {
+          a.keys[i * a.c + at] = key;
+          a.index[i * a.c + at] = j + 1;
         }
       }
     }
