@@ -227,8 +227,9 @@ typedef struct ml_backend {
    * any order, which on return holds the c smallest pairs of the old list
    * and the tile, ordered by key then index. The core starts each list as
    * c pairs (+inf, INT64_MAX). The pair whose index is self[i] is skipped.
-   * c is 2k + 16 on the first pass but grows up to the number of
-   * references on the core's retries, so long lists need a path too.
+   * c is 2k + 16 (2k + 24 with TF32) on the first pass but grows up to
+   * the number of references on the core's retries, so long lists need a
+   * path too.
    *
    * knn_refine: the exact key of each candidate of query row i, from the
    * vectors converted to double and in double arithmetic, summing over the

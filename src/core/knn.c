@@ -1,5 +1,7 @@
 /* The k-nearest-neighbour search: validation, tiling, and the argument
- * that makes it exact; the backend's knn_tile and knn_refine compute.
+ * that makes it exact; the backend's knn_tile, knn_refine, knn_filter and
+ * knn_sample compute. Small d and k take the filtered first pass (below,
+ * before filter_step); the rest, and every retry, the general search:
  *
  * Each query keeps a list of c candidates, c = 2k + 16 at first (at most
  * the references it may have). Tiles of queries and references go through
