@@ -219,9 +219,9 @@ describe("api: error messages name the operation", function()
   it("names the devices when a device is missing", function()
     local n = ml.cuda.device_count()
     local msg = errmsg(function() return x:to("cuda:" .. n) end)
-    assert.truthy(msg == ("device cuda:%d is not present (%d cuda device%s)"):format(
+    assert.truthy(msg == ("to: device cuda:%d is not present (%d cuda device%s)"):format(
                     n, n, n == 1 and "" or "s")
-                  or msg == ("device cuda:%d: this moonlab was built without CUDA"):format(n),
+                  or msg == ("to: device cuda:%d: this moonlab was built without CUDA"):format(n),
                   msg)
   end)
 
@@ -639,7 +639,7 @@ describe("api: extreme integers give errors or right answers, never a crash", fu
     local e = ml.zeros(1):expand(1 << 40)
     assert.equal(1 << 40, e:numel())
     assert.equal(0, e[{(1 << 40) - 1}])
-    assert.equal("shape 0x4611686018427387904x4 is too large",
+    assert.equal("zeros: shape 0x4611686018427387904x4 is too large",
                  errmsg(function() return ml.zeros(0, 1 << 62, 4) end))
   end)
 
@@ -659,15 +659,15 @@ describe("api: extreme integers give errors or right answers, never a crash", fu
     assert.same({mini, -(1 << 62), 0, 1 << 62}, ml.arange(mini, maxi, 1 << 62):totable())
     assert.same({maxi, (1 << 62) - 1, -1, -(1 << 62) - 1},
                 ml.arange(maxi, mini, -(1 << 62)):totable())
-    assert.equal("shape 9223372036854775807 is too large",
+    assert.equal("arange: shape 9223372036854775807 is too large",
                  errmsg(function() return ml.arange(mini, 2) end))
-    assert.equal("shape 9223372036854775807 is too large",
+    assert.equal("arange: shape 9223372036854775807 is too large",
                  errmsg(function() return ml.arange(0, inf) end))
     assert.equal("arange: the range has no length (NaN bound or step)",
                  errmsg(function() return ml.arange(0, nan) end))
     assert.same({}, ml.arange(2, 1):totable())
     assert.same({0, 1 << 40}, ml.eye(0, 1 << 40).shape)
-    assert.equal("shape 0x9223372036854775807 is too large",
+    assert.equal("eye: shape 0x9223372036854775807 is too large",
                  errmsg(function() return ml.eye(0, maxi) end))
   end)
 
@@ -766,7 +766,7 @@ describe("api: the shell survives bad input", function()
       "print('still here', ml.ones(3):sum())",
     })
     assert.is_true(ok)
-    assert.truthy(out:find("false\tshape 4611686018427387904 is too large", 1, true), out)
+    assert.truthy(out:find("false\tempty: shape 4611686018427387904 is too large", 1, true), out)
     local backend = ml.device():match("^(%a+)")
     assert.truthy(out:find("false\t" .. backend .. ": out of memory allocating", 1, true), out)
     assert.truthy(out:find("still here\t3.0", 1, true), out)

@@ -85,9 +85,9 @@ describe("constructors", function()
   it("rejects bad shapes and options with named errors", function()
     assert.has_error(function() ml.zeros(-1) end, "zeros: negative dimension -1 in shape")
     assert.has_error(function() ml.zeros(2, {dtype = "complex"}) end,
-      "unknown dtype 'complex' (float32, float64, int32, int64, uint8)")
+      "zeros: unknown dtype 'complex' (float32, float64, int32, int64, uint8)")
     assert.has_error(function() ml.zeros(2, {device = "tpu"}) end,
-      "unknown device 'tpu' (cpu, cuda, cuda:N)")
+      "zeros: unknown device 'tpu' (cpu, cuda, cuda:N)")
     assert.has_error(function() ml.zeros(1, 1, 1, 1, 1, 1, 1, 1, 1) end,
       "zeros: arrays have at most 8 dimensions")
   end)

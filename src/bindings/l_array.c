@@ -55,9 +55,57 @@ ml_array *l_newarray(lua_State *L) {
   return a;
 }
 
+/* The string key under which the table on top holds the value at fidx,
+ * or NULL; pops the table. */
+static const char *key_of(lua_State *L, int fidx) {
+  const char *found = NULL;
+  if (lua_istable(L, -1)) {
+    lua_pushnil(L);
+    while (!found && lua_next(L, -2)) {
+      if (lua_type(L, -2) == LUA_TSTRING && lua_rawequal(L, -1, fidx))
+        found = lua_tostring(L, -2);
+      lua_pop(L, 1);
+    }
+    if (found) lua_pop(L, 1); /* the key lua_next left */
+  }
+  lua_pop(L, 1);
+  return found;
+}
+
+const char *l_opname(lua_State *L) {
+  lua_Debug ar;
+  if (!lua_getstack(L, 0, &ar) || !lua_getinfo(L, "nf", &ar)) return "moonlab";
+  const char *name = ar.name;
+  int f = lua_gettop(L);
+  if (!name) { /* called without a name (pcall(ml.zeros, ...)): look it up */
+    luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+    lua_getfield(L, -1, "moonlab");
+    lua_remove(L, -2);
+    name = key_of(L, f);
+  }
+  if (!name && lua_rawgetp(L, LUA_REGISTRYINDEX, &array_mt_key) == LUA_TTABLE) {
+    lua_getfield(L, -1, "methods");
+    lua_remove(L, -2);
+    name = key_of(L, f);
+  } else if (!name) {
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1); /* the function */
+  return name ? name : "moonlab";
+}
+
+/* Whether msg starts with a name and a colon ("add: ..."), as the core's
+ * messages do but for a few low-level ones. */
+static int names_op(const char *msg) {
+  const char *colon = strstr(msg, ": ");
+  return colon && colon > msg && !memchr(msg, ' ', (size_t)(colon - msg));
+}
+
 int l_raise(lua_State *L, int status) {
   (void)status;
-  return luaL_error(L, "%s", ml_last_error());
+  const char *msg = ml_last_error();
+  if (names_op(msg)) return luaL_error(L, "%s", msg);
+  return luaL_error(L, "%s: %s", l_opname(L), msg);
 }
 
 ml_scalar l_checkscalar(lua_State *L, int idx) {
@@ -131,7 +179,8 @@ ml_dtype l_checkdtype(lua_State *L, int idx) {
   const char *name = luaL_checkstring(L, idx);
   ml_dtype t;
   if (!ml_dtype_parse(name, &t))
-    luaL_error(L, "unknown dtype '%s' (float32, float64, int32, int64, uint8)", name);
+    luaL_error(L, "%s: unknown dtype '%s' (float32, float64, int32, int64, uint8)",
+               l_opname(L), name);
   return t;
 }
 
@@ -139,7 +188,7 @@ ml_device l_checkdevice(lua_State *L, int idx) {
   const char *name = luaL_checkstring(L, idx);
   ml_device d;
   if (!ml_device_parse(name, &d))
-    luaL_error(L, "unknown device '%s' (cpu, cuda, cuda:N)", name);
+    luaL_error(L, "%s: unknown device '%s' (cpu, cuda, cuda:N)", l_opname(L), name);
   return d;
 }
 
@@ -170,7 +219,7 @@ lua_Integer l_optinteger(lua_State *L, int opts, const char *name,
   if (optfield(L, opts, name) != LUA_TNIL) {
     int ok;
     v = lua_tointegerx(L, -1, &ok);
-    if (!ok) luaL_error(L, "option '%s' must be an integer", name);
+    if (!ok) luaL_error(L, "%s: option '%s' must be an integer", l_opname(L), name);
   }
   lua_pop(L, 1);
   return v;

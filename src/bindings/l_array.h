@@ -25,7 +25,11 @@ ml_array *l_testarray(lua_State *L, int idx);
  * function then fills. Created before the core call, so that a raise never
  * leaks the result. */
 ml_array *l_newarray(lua_State *L);
-/* Raises the core's last error message as a Lua error. */
+/* The name the running C function was called by ("zeros", "astype"), for
+ * messages. */
+const char *l_opname(lua_State *L);
+/* Raises the core's last error message as a Lua error, prefixed with
+ * l_opname when it does not name its operation itself. */
 int l_raise(lua_State *L, int status);
 #define l_check(L, call)          \
   do {                            \
