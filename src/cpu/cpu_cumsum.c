@@ -72,7 +72,7 @@ int cpu_cumsum(const ml_array *out, const ml_array *in) {
   if (threads > l.ngroups) threads = (int)l.ngroups;
   double local[LOCAL_WORK];
   char *work;
-  int rc = cpu_scratch_new(threads, l.W, local, &work);
+  int rc = cpu_scratch_new("cumsum", threads, l.W, local, &work);
   if (rc) return rc;
   if (threads == 1) {
     for (int64_t gi = 0; gi < l.ngroups; gi++) scan_group(&l, work, ojs, gi);

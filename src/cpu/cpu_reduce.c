@@ -584,7 +584,7 @@ int cpu_reduce(ml_redop op, const ml_array *out, const ml_array *in,
   if (!by_segment && threads > pl.l.ngroups) threads = (int)pl.l.ngroups;
   double local[LOCAL_WORK];
   char *work;
-  int rc = cpu_scratch_new(threads, pl.l.W, local, &work);
+  int rc = cpu_scratch_new("reduce", threads, pl.l.W, local, &work);
   if (rc) return rc;
   if (by_segment) {
     rc = reduce_by_segment(&pl, work, threads);

@@ -60,12 +60,13 @@ static size_t scratch_bytes(int64_t W) {
          (size_t)((2 + LEVELS) * W + 4 * scratch_len(W)) * sizeof(double);
 }
 
-int cpu_scratch_new(int threads, int64_t W, double *local, char **base) {
+int cpu_scratch_new(const char *op, int threads, int64_t W, double *local,
+                    char **base) {
   size_t n = scratch_bytes(W) * (size_t)threads;
   *base = n <= LOCAL_WORK * sizeof *local ? (char *)local : malloc(n);
   if (!*base)
-    return ml_fail(ML_ENOMEM, "reduce: out of memory for %zu bytes of work space",
-                   n);
+    return ml_fail(ML_ENOMEM, "%s: out of memory for %zu bytes of work space",
+                   op, n);
   return ML_OK;
 }
 

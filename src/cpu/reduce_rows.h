@@ -150,8 +150,9 @@ typedef struct {
 /* The work space of `threads` threads for groups of up to W outputs into
  * *base: local, the caller's LOCAL_WORK doubles, when large enough (small
  * calls allocate nothing), else allocated. ML_OK, or ML_ENOMEM with the
- * error set. Release it with cpu_scratch_free. */
-int cpu_scratch_new(int threads, int64_t W, double *local, char **base);
+ * error set (naming op). Release it with cpu_scratch_free. */
+int cpu_scratch_new(const char *op, int threads, int64_t W, double *local,
+                    char **base);
 
 /* Frees the work space at base unless it is local, the caller's array. */
 void cpu_scratch_free(char *base, double *local);
