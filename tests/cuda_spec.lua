@@ -501,6 +501,25 @@ describe("cuda indexing", function()
     end
   end)
 
+  it("x[mask] = v agrees: one value, and values in order, on views too", function()
+    for _, dt in ipairs(dtypes) do
+      local c, g = pair({31, 17}, dt)
+      local m = ml.gt(input({31, 17}, "float64"), 0)
+      local count = m:astype("int64"):sum()
+      local v = input({count}, dt)
+      c[m] = v
+      g[m:cuda()] = v:cuda()
+      same(g, c, "x[mask] = values " .. dt)
+      c[m] = 3
+      g[m:cuda()] = 3
+      same(g, c, "x[mask] = 3 " .. dt)
+      local ct, gt = c:t(), g:t()
+      ct[m:t()] = v
+      gt[m:t():cuda()] = v:cuda()
+      same(g, c, "x:t()[mask] = values " .. dt)
+    end
+  end)
+
   it("reports bad indices as the CPU does, and carries on", function()
     local c, g = pair({4, 10}, "float32")
     same_error(function() return g:index_select(2, {3, 11, 0}) end,

@@ -248,7 +248,8 @@ describe("subscript writes", function()
       "scatter: index 5 is out of bounds for dimension 1 with size 2")
   end)
 
-  -- x[mask] = v uses the backend's where (the elementwise area).
+  -- x[mask] = number uses the backend's where (the elementwise area);
+  -- x[mask] = array goes through masked_select and index_put.
   it("x[mask] = number sets in place", function()
     local x = m23()
     local v = x[{{}, {2, 3}}]
@@ -257,15 +258,26 @@ describe("subscript writes", function()
     assert.same({{2, 0}, {0, 6}}, T(v))
   end)
 
-  it("x[mask] = array broadcasts to x's shape", function()
+  it("x[mask] = array sets the selected elements in order, as NumPy", function()
     local x = ml.zeros(2, 3)
-    x[ml.array({{1, 0, 1}, {0, 1, 1}}, {dtype = "uint8"})] = ml.array({1, 2, 3})
-    assert.same({{1, 0, 3}, {0, 2, 3}}, T(x))
+    x[ml.array({{1, 0, 1}, {0, 1, 1}}, {dtype = "uint8"})] = ml.array({1, 2, 3, 4})
+    assert.same({{1, 0, 2}, {0, 3, 4}}, T(x))
+    x[ml.gt(x, 2)] = {30, 40} -- a table, converted to x's dtype
+    assert.same({{1, 0, 2}, {0, 30, 40}}, T(x))
+    x[ml.gt(x, 10)] = ml.array({7}) -- one value sets them all
+    assert.same({{1, 0, 2}, {0, 7, 7}}, T(x))
     local v = x[{{}, 1}] -- a strided view written through
-    v[ml.array({0, 1}, {dtype = "uint8"})] = 9
-    assert.same({{1, 0, 3}, {9, 2, 3}}, T(x))
+    v[ml.array({0, 1}, {dtype = "uint8"})] = ml.array({9})
+    assert.same({{1, 0, 2}, {9, 7, 7}}, T(x))
+    local i = ml.arange(6):reshape(2, 3)
+    i[ml.array({1, 0, 1}, {dtype = "uint8"})] = ml.array({-1, -2, -3, -4})
+    assert.same({{-1, 1, -2}, {-3, 4, -4}}, T(i)) -- the mask broadcast over rows
+    x[ml.zeros(2, 3, {dtype = "uint8"})] = ml.zeros(0) -- nothing selected
+    assert.same({{1, 0, 2}, {9, 7, 7}}, T(x))
     assert.has_error(function() x[ml.ones(2, 3, {dtype = "uint8"})] = {1, 2} end,
-      "index: cannot expand shape 2 to 2x3")
+      "index: cannot expand shape 2 to 6")
+    assert.has_error(function() x[ml.ones(2, 3, {dtype = "uint8"})] = ml.ones(2, 3) end,
+      "index: cannot expand shape 2x3 to 6")
   end)
 
   it("drops a value's leading size-1 dimensions on assignment, as NumPy", function()

@@ -11,8 +11,9 @@
  *   x[idx]          integer array: index_select along dimension 1, a copy
  * Indices are 1-based; negative ones count from the end (-1 is the last).
  * Assignment through a view fills it with a number or copies an array or
- * table into it (broadcasting); x[mask] = v sets x where mask is true to v
- * (broadcast to x's shape); x[idx] = v writes the picked slices. */
+ * table into it (broadcasting); x[mask] = v sets the elements where mask
+ * is true to v's values in order (or all to one value), as NumPy does;
+ * x[idx] = v writes the picked slices. */
 #include "../core/copy.h"
 #include "../core/index.h"
 #include "../core/view.h"

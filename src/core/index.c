@@ -215,14 +215,41 @@ int ml_masked_fill(ml_array *out, const ml_array *a, const ml_array *mask,
   return ML_OK;
 }
 
+/* r: a contiguous copy of dst whose elements under the mask m (dst's
+ * shape) take src's values in C order, src broadcast to their count. */
+static int assign_in_order(const char *op, const ml_array *dst, const ml_array *m,
+                           const ml_array *src, ml_array *r) {
+  const ml_backend *be;
+  int64_t n = ml_array_numel(dst);
+  ml_array all = {0}, shaped = {0}, pos = {0}, flat = {0};
+  int rc = ml_backend_get(ml_array_device(dst), &be);
+  if (!rc) rc = ml_array_empty(&all, ML_INT64, 1, &n, ml_array_device(dst));
+  if (!rc) rc = be->iota(&all, ml_scalar_int(1), ml_scalar_int(1));
+  if (!rc) rc = ml_view_reshape(op, &shaped, &all, dst->ndim, dst->shape);
+  if (!rc) rc = ml_masked_select(&pos, &shaped, m);
+  if (!rc) rc = ml_clone(r, dst);
+  if (!rc) rc = ml_view_reshape(op, &flat, r, 1, &n);
+  if (!rc) rc = ml_index_put(&flat, 0, &pos, src);
+  ml_array *tmp[] = {&all, &shaped, &pos, &flat};
+  for (size_t i = 0; i < sizeof tmp / sizeof *tmp; i++) ml_array_release(tmp[i]);
+  return rc;
+}
+
 int ml_masked_assign(const ml_array *dst, const ml_array *mask,
                      const ml_array *src) {
   const char *op = "index";
-  ml_array v = {0}, r = {0};
-  int rc = in_dtype(src, dst->dtype, &v);
-  if (!rc) rc = blend(op, dst, mask, &v, &r);
+  ml_array v = {0}, m = {0}, r = {0};
+  int rc = ml_check_same_device(op, dst, src);
+  if (!rc && ml_array_numel(src) == 1) {
+    rc = in_dtype(src, dst->dtype, &v);
+    if (!rc) rc = blend(op, dst, mask, &v, &r);
+  } else if (!rc) {
+    rc = expand_mask(op, dst, mask, &m);
+    if (!rc) rc = assign_in_order(op, dst, &m, src, &r);
+  }
   if (!rc) rc = ml_copy(op, dst, &r);
   ml_array_release(&v);
+  ml_array_release(&m);
   ml_array_release(&r);
   return rc;
 }

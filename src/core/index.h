@@ -37,8 +37,10 @@ int ml_masked_select(ml_array *out, const ml_array *a, const ml_array *mask);
 int ml_masked_fill(ml_array *out, const ml_array *a, const ml_array *mask,
                    ml_scalar value);
 
-/* In place, through the view dst: dst = mask ? src : dst, src broadcast to
- * dst's shape and converted to its dtype (x[mask] = v). */
+/* In place, through the view dst (x[mask] = v, as NumPy and Torch): the
+ * elements where mask (broadcast to dst's shape) is nonzero take src's
+ * values in C order, src converted to dst's dtype and broadcast to their
+ * count (one value sets them all). */
 int ml_masked_assign(const ml_array *dst, const ml_array *mask,
                      const ml_array *src);
 /* In place: the slices of dst along dim picked by the 1-D index get src,
