@@ -197,8 +197,11 @@ describe("views: conversions and copies", function()
   it("subscript assignment through a transposed view", function()
     local writes = {
       function(x) x[ml.gt(x, 0)] = 7 end,
-      function(x) x[ml.gt(x, 0)] = x * 2 end,
-      function(x) x[ml.lt(x, 0)] = ml.arange(6):astype("float64") end,
+      function(x) local m = ml.gt(x, 0); x[m] = (x * 2):masked_select(m) end,
+      function(x)
+        local m = ml.lt(x, 0)
+        x[m] = ml.arange(m:astype("int64"):sum()):astype("float64")
+      end,
       function(x) x[ml.array({2, 4})] = -1 end,
       function(x) x[ml.array({4, 2})] = ml.array({{1, 2, 3, 4, 5, 6}, {6, 5, 4, 3, 2, 1}}) end,
       function(x) x[ml.array({1, 5})] = ml.arange(6) end,
