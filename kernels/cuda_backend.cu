@@ -139,6 +139,7 @@ extern "C" int cuda_backend_init(void) {
   b->knn_refine = cuda_knn_refine;
   b->knn_filter = cuda_knn_filter;
   b->knn_sample = cuda_knn_sample;
+  b->knn_filter_first = 1;
   b->tf32 = 1;
   ml_backend_register(ML_CUDA, b, n);
   return n;

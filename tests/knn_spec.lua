@@ -224,23 +224,27 @@ describe("knn", function()
     end
   end)
 
-  it("takes the filtered and the general search alike", function()
-    -- d <= 64 and k <= 55 filter by a sample's limit; larger ones select
-    -- candidate lists; both must give the brute-force answer
+  it("takes the filtered and the tiled search alike", function()
+    -- method = "filter" keeps the pairs under a sample's limit, "tile"
+    -- selects candidate lists from GEMM tiles; both give the brute-force
+    -- answer (a GPU filters by default for d <= 64 and k <= 40)
     for _, dtype in ipairs(DTYPES) do
-      for _, d in ipairs({1, 17, 64, 65, 83}) do
-        local Q, R = points(23, d, dtype), points(401, d, dtype)
-        for _, k in ipairs({1, 9, 55, 56}) do check_brute(Q, R, k) end
-        check_brute(Q, R, 12, {metric = "cosine"})
-        check_brute(R, R, 4, {exclude_self = true})
+      for _, method in ipairs({"filter", "tile", "auto"}) do
+        for _, d in ipairs({1, 17, 65}) do
+          local Q, R = points(23, d, dtype), points(401, d, dtype)
+          for _, k in ipairs({1, 9, 41, 64}) do check_brute(Q, R, k, {method = method}) end
+          check_brute(Q, R, 12, {metric = "cosine", method = method})
+          check_brute(Q, R, 5, {metric = "ip", method = method})
+          check_brute(R, R, 4, {exclude_self = true, method = method})
+        end
+        -- a tight cluster and a few far points: the sample's limit of a
+        -- far query lets the whole cluster pass, more than a list holds,
+        -- and such queries go round again
+        local far = points(5, 3, dtype, 9, 10)
+        local all = ml.cat({points(1100, 3, dtype, 0, 0.01), far}, 1)
+        check_brute(far, all, 6, {method = method})
+        check_brute(far, all, 6, {budget = 5000, method = method})
       end
-      -- a tight cluster and a few far points: the sample's limit of a far
-      -- query lets the whole cluster pass, more than a list holds, and
-      -- such queries go round again
-      local far = points(5, 3, dtype, 9, 10)
-      local all = ml.cat({points(1100, 3, dtype, 0, 0.01), far}, 1)
-      check_brute(far, all, 6)
-      check_brute(far, all, 6, {budget = 5000})
     end
   end)
 
@@ -340,6 +344,13 @@ describe("knn", function()
     raises(function() ml.knn(Q, R) end, "knn: expected (queries, refs, k")
     raises(function() ml.knn(Q, ml.zeros(0, 2), 1) end,
            "knn: k = 1 exceeds the 0 reference points")
+    raises(function() ml.knn(Q, R, 1, {method = "kd_tree"}) end,
+           "knn: unknown method 'kd_tree' (auto, filter or tile)")
+    local X = ml.zeros(70, 2)
+    raises(function() ml.knn(X, X, 65, {method = "filter"}) end,
+           "knn: the filtered search takes k up to 64 (63 with exclude_self), not 65")
+    raises(function() ml.knn(X, X, 64, {method = "filter", exclude_self = true}) end,
+           "knn: the filtered search takes k up to 64 (63 with exclude_self), not 64")
   end)
 end)
 

@@ -1,5 +1,5 @@
 /* k nearest neighbours: knn(queries, refs, k [, {metric=, exclude_self=,
- * budget=, tf32=}]) -> dist, index. */
+ * budget=, tf32=, method=}]) -> dist, index. */
 #include "../core/knn.h"
 #include "l_array.h"
 
@@ -15,6 +15,18 @@ static ml_knn_metric check_metric(lua_State *L, int opts) {
   return metric;
 }
 
+static ml_knn_method check_method(lua_State *L, int opts) {
+  ml_knn_method method = ML_KNN_AUTO;
+  if (opts && lua_getfield(L, opts, "method") != LUA_TNIL) {
+    const char *name = lua_tostring(L, -1);
+    if (!name || !ml_knn_method_parse(name, &method))
+      luaL_error(L, "knn: unknown method '%s' (auto, filter or tile)",
+                 name ? name : luaL_typename(L, -1));
+  }
+  if (opts) lua_pop(L, 1);
+  return method;
+}
+
 /* knn(queries, refs, k [, opts]): the k nearest rows of refs to each row
  * of queries; see core/knn.h. */
 static int l_knn(lua_State *L) {
@@ -22,13 +34,13 @@ static int l_knn(lua_State *L) {
   int top = lua_gettop(L);
   int opts = top == 4 && lua_istable(L, 4) && !l_testarray(L, 4) ? 4 : 0;
   if (top - (opts != 0) != 3)
-    return luaL_error(L, "knn: expected (queries, refs, k [, {metric=..., exclude_self=..., budget=..., tf32=...}])");
+    return luaL_error(L, "knn: expected (queries, refs, k [, {metric=..., exclude_self=..., budget=..., tf32=..., method=...}])");
   ml_array *q = l_toarray(L, 1, NULL);
   ml_array *r = l_toarray(L, 2, NULL);
   lua_Integer k = luaL_checkinteger(L, 3);
   ml_knn_opts o = {check_metric(L, opts), l_optbool(L, opts, "exclude_self", 0),
                    l_optinteger(L, opts, "budget", ML_KNN_BUDGET),
-                   l_optbool(L, opts, "tf32", 1)};
+                   l_optbool(L, opts, "tf32", 1), check_method(L, opts)};
   ml_array *dist = l_newarray(L), *index = l_newarray(L);
   l_check(L, ml_knn(dist, index, q, r, k, &o));
   return 2;

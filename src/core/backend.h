@@ -266,6 +266,10 @@ typedef struct ml_backend {
   int (*knn_refine)(const ml_knn_refine *r);
   int (*knn_filter)(const ml_knn_filter *f);
   int (*knn_sample)(const ml_knn_sample *s);
+  /* The search's first pass filters by default (core/knn.c): it forms no
+   * distance matrix, which pays on a GPU; a CPU's GEMM and selection are
+   * faster there, so it filters only when asked. */
+  int knn_filter_first;
   /* gemm and knn_tile can use TF32 for float32 when asked (tensor cores:
    * several times faster than full float32, which the search's ranking
    * exploits since its error bound and re-checks keep the answer exact). */

@@ -80,6 +80,16 @@
 #define SLACK_TF32 24
 #define GROWTH 8
 
+int ml_knn_method_parse(const char *name, ml_knn_method *out) {
+  static const char *const names[] = {"auto", "filter", "tile"};
+  for (int i = 0; i < 3; i++)
+    if (strcmp(name, names[i]) == 0) {
+      *out = (ml_knn_method)i;
+      return 1;
+    }
+  return 0;
+}
+
 int ml_knn_metric_parse(const char *name, ml_knn_metric *out) {
   static const char *const names[] = {"euclidean", "sqeuclidean", "cosine",
                                       "ip"};
@@ -230,16 +240,25 @@ static int search_pass(const search *s, const batch *b, int64_t c) {
 #define FILTER_TARGET 192
 #define FILTER_ROOM 1024
 
-/* The sample's step, or 0 when the filtered pass does not pay (a sample of
- * more than a quarter of the references). */
-static int64_t filter_step(const search *s, int64_t d, int self) {
+/* The sample's step into *step, or 0 for the general search: method's
+ * choice, or by default the backend's where the filtered pass pays (d at
+ * most FILTER_MAX_D, a sample of at most a quarter of the references). */
+static int filter_step(const search *s, int64_t d, int self, ml_knn_method method,
+                       int64_t *step) {
   int64_t kk = s->k + self;
-  if (!s->be->knn_filter || !s->be->knn_sample || d > FILTER_MAX_D ||
-      kk > ML_KNN_SAMPLE_BLOCKS / 2)
-    return 0;
+  int can = s->be->knn_filter && s->be->knn_sample && kk <= ML_KNN_SAMPLE_BLOCKS / 2;
   double per = -ML_KNN_SAMPLE_BLOCKS * log1p(-(double)kk / ML_KNN_SAMPLE_BLOCKS);
-  int64_t step = (int64_t)(FILTER_TARGET / per);
-  return step >= 4 ? step : 0;
+  int64_t each = (int64_t)(FILTER_TARGET / per);
+  *step = 0;
+  if (method == ML_KNN_FILTER && !can)
+    return ml_fail(ML_EINVAL, "knn: the filtered search takes k up to %d (%d with exclude_self), not %lld",
+                   ML_KNN_SAMPLE_BLOCKS / 2, ML_KNN_SAMPLE_BLOCKS / 2 - 1, (long long)s->k);
+  if (method == ML_KNN_FILTER)
+    *step = each > 1 ? each : 1;
+  else if (method == ML_KNN_AUTO && can && s->be->knn_filter_first && d <= FILTER_MAX_D &&
+           each >= 4)
+    *step = each;
+  return ML_OK;
 }
 
 /* limit = M + 2 bound, raised by (|M| + 2 bound) 2^-20 so that rounding
@@ -533,7 +552,8 @@ int ml_knn(ml_array *dist, ml_array *index, const ml_array *queries,
     if (!rc) rc = aux_terms(&raux, s.metric, &rn);
     s.refs = &r;
     s.raux = opt(&raux);
-    int64_t step = filter_step(&s, d, opts->exclude_self != 0);
+    int64_t step = 0;
+    if (!rc) rc = filter_step(&s, d, opts->exclude_self != 0, opts->method, &step);
     int tf32 = !step && opts->tf32 && t == ML_FLOAT32 && s.be->tf32;
     if (!rc) rc = error_bounds(&bound, s.metric, &qn, &rn, d, 0);
     if (!rc && tf32) rc = error_bounds(&fast, s.metric, &qn, &rn, d, 1);

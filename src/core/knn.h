@@ -29,16 +29,24 @@
 
 #define ML_KNN_BUDGET ((int64_t)1 << 30)
 
+/* How the first pass searches: the backend's choice (a GPU filters for
+ * d <= 64 and k <= 40), the filtered search (k up to 64), or GEMM tiles
+ * and candidate lists (core/knn.c). The answer is the same. */
+typedef enum { ML_KNN_AUTO, ML_KNN_FILTER, ML_KNN_TILE } ml_knn_method;
+
 typedef struct {
   ml_knn_metric metric;
   int exclude_self;
   int64_t budget; /* bytes, > 0 */
   int tf32;       /* float32 on a backend with TF32: rank with it first */
+  ml_knn_method method;
 } ml_knn_opts;
 
 /* The metric named "euclidean", "sqeuclidean", "cosine" or "ip"; 0 when
  * the name is unknown. */
 int ml_knn_metric_parse(const char *name, ml_knn_metric *out);
+/* The method named "auto", "filter" or "tile"; 0 when unknown. */
+int ml_knn_method_parse(const char *name, ml_knn_method *out);
 
 int ml_knn(ml_array *dist, ml_array *index, const ml_array *queries,
            const ml_array *refs, int64_t k, const ml_knn_opts *opts);

@@ -232,12 +232,10 @@ int cpu_knn_tile(const ml_knn_tile *t) {
   return rc;
 }
 
-/* knn_filter: query rows in chunks of FILTER_ROWS against reference rows
- * in blocks of FILTER_COLS; OpenMP splits a chunk's rows, each keeping its
- * pairs in reference order. */
-#define FILTER_ROWS 256
-#define FILTER_COLS 2048
-
+/* knn_filter: blocks of about CHUNK_BYTES of dot products (few and large,
+ * so that the GEMM's threads and OpenMP's do not take turns often), all
+ * the references at once where CHUNK_ROWS query rows allow; OpenMP splits
+ * a block's rows, each keeping its pairs in reference order. */
 static void filter_row(const ml_knn_filter *f, int64_t i, int64_t j0, void *w,
                        int64_t cols) {
   int f32 = f->queries->dtype == ML_FLOAT32;
@@ -274,15 +272,17 @@ int cpu_knn_filter(const ml_knn_filter *f) {
   int64_t mt = f->queries->shape[0], n = f->refs->shape[0];
   if (mt == 0 || n == 0) return ML_OK;
   size_t es = ml_dtype_size(f->queries->dtype);
-  int64_t rows_max = mt < FILTER_ROWS ? mt : FILTER_ROWS;
-  int64_t cols_max = n < FILTER_COLS ? n : FILTER_COLS;
+  int64_t cols_max = CHUNK_BYTES / (CHUNK_ROWS * (int64_t)es);
+  cols_max = cols_max < n ? cols_max : n;
+  int64_t rows_max = CHUNK_BYTES / (cols_max * (int64_t)es);
+  rows_max = rows_max < 1 ? 1 : rows_max < mt ? rows_max : mt;
   char *work = malloc((size_t)(rows_max * cols_max) * es);
   if (!work) return ml_fail(ML_ENOMEM, "knn: out of memory");
   int rc = ML_OK;
-  for (int64_t i0 = 0; !rc && i0 < mt; i0 += FILTER_ROWS) {
-    int64_t rows = mt - i0 < FILTER_ROWS ? mt - i0 : FILTER_ROWS;
-    for (int64_t j0 = 0; !rc && j0 < n; j0 += FILTER_COLS) {
-      int64_t cols = n - j0 < FILTER_COLS ? n - j0 : FILTER_COLS;
+  for (int64_t i0 = 0; !rc && i0 < mt; i0 += rows_max) {
+    int64_t rows = mt - i0 < rows_max ? mt - i0 : rows_max;
+    for (int64_t j0 = 0; !rc && j0 < n; j0 += cols_max) {
+      int64_t cols = n - j0 < cols_max ? n - j0 : cols_max;
       rc = dot_products(f->queries, f->refs, i0, rows, j0, cols, 1, work);
       int threads = rc ? 1 : cpu_threads_for(rows * cols, CPU_PARALLEL_MIN);
 #pragma omp parallel for num_threads(threads) if (threads > 1) schedule(static)
