@@ -604,6 +604,8 @@ __global__ void __launch_bounds__(FILTER_THREADS) knn_filter_kernel(FilterArgs<T
     for (int q = threadIdx.x; q < W; q += FILTER_THREADS) fq.cnt[q] = 0;
     if (threadIdx.x == 0) fq.n = 0;
   }
+  __syncthreads(); /* the queue is empty before any pair joins it (d = 0 has
+                      no barrier in the loop below before the first) */
   if (q_once) filter_load<T, W>(qs, a.q, i0, a.mt, a.d, 0, a.d);
   for (int64_t j0 = j_begin; j0 < j_end; j0 += W) {
     T acc[TM][TM] = {};
@@ -761,7 +763,6 @@ template <class T> static int sample_typed(cuda_dev *d, const ml_knn_sample *sm)
   a.step = sm->step;
   a.n = (a.n + a.step - 1) / a.step; /* the sample's rows */
   a.slice = a.n;
-  a.c = FB;
   cuda_scratch low;
   int rc = low.get(d->index, (size_t)a.mt * FB * sizeof(T), "knn");
   if (rc) return rc;

@@ -272,6 +272,13 @@ describe("subscript writes", function()
     local i = ml.arange(6):reshape(2, 3)
     i[ml.array({1, 0, 1}, {dtype = "uint8"})] = ml.array({-1, -2, -3, -4})
     assert.same({{-1, 1, -2}, {-3, 4, -4}}, T(i)) -- the mask broadcast over rows
+    x[ml.gt(x, 8)] = ml.array({{5}}) -- leading size-1 dimensions drop
+    assert.same({{1, 0, 2}, {5, 7, 7}}, T(x))
+    x[ml.gt(x, 6)] = ml.array({{8, 9}})
+    assert.same({{1, 0, 2}, {5, 8, 9}}, T(x))
+    x[ml.gt(x, 8)] = ml.array({{9}})
+    assert.same({{1, 0, 2}, {5, 8, 9}}, T(x))
+    x[2] = {9, 7, 7}
     x[ml.zeros(2, 3, {dtype = "uint8"})] = ml.zeros(0) -- nothing selected
     assert.same({{1, 0, 2}, {9, 7, 7}}, T(x))
     assert.has_error(function() x[ml.ones(2, 3, {dtype = "uint8"})] = {1, 2} end,

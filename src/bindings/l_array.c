@@ -75,9 +75,13 @@ static const char *key_of(lua_State *L, int fidx) {
 const char *l_opname(lua_State *L) {
   lua_Debug ar;
   if (!lua_getstack(L, 0, &ar) || !lua_getinfo(L, "nf", &ar)) return "moonlab";
-  const char *name = ar.name;
+  /* a local or an upvalue names an alias (local z = ml.zeros): look the
+   * function up, as for a call without a name (pcall(ml.zeros, ...)) */
+  int alias = !ar.name || strcmp(ar.namewhat, "local") == 0 ||
+              strcmp(ar.namewhat, "upvalue") == 0;
+  const char *name = alias ? NULL : ar.name;
   int f = lua_gettop(L);
-  if (!name) { /* called without a name (pcall(ml.zeros, ...)): look it up */
+  if (!name) {
     luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
     lua_getfield(L, -1, "moonlab");
     lua_remove(L, -2);
@@ -91,7 +95,7 @@ const char *l_opname(lua_State *L) {
     lua_pop(L, 1);
   }
   lua_pop(L, 1); /* the function */
-  return name ? name : "moonlab";
+  return name ? name : ar.name ? ar.name : "moonlab";
 }
 
 /* Whether msg starts with a name and a colon ("add: ..."), as the core's
@@ -179,7 +183,8 @@ ml_dtype l_checkdtype(lua_State *L, int idx) {
   const char *name = luaL_checkstring(L, idx);
   ml_dtype t;
   if (!ml_dtype_parse(name, &t))
-    luaL_error(L, "%s: unknown dtype '%s' (float32, float64, int32, int64, uint8)",
+    luaL_error(L,
+               "%s: unknown dtype '%s' (float32, float64, int32, int64, uint8)",
                l_opname(L), name);
   return t;
 }
@@ -188,7 +193,8 @@ ml_device l_checkdevice(lua_State *L, int idx) {
   const char *name = luaL_checkstring(L, idx);
   ml_device d;
   if (!ml_device_parse(name, &d))
-    luaL_error(L, "%s: unknown device '%s' (cpu, cuda, cuda:N)", l_opname(L), name);
+    luaL_error(L, "%s: unknown device '%s' (cpu, cuda, cuda:N)", l_opname(L),
+               name);
   return d;
 }
 
@@ -219,7 +225,8 @@ lua_Integer l_optinteger(lua_State *L, int opts, const char *name,
   if (optfield(L, opts, name) != LUA_TNIL) {
     int ok;
     v = lua_tointegerx(L, -1, &ok);
-    if (!ok) luaL_error(L, "%s: option '%s' must be an integer", l_opname(L), name);
+    if (!ok)
+      luaL_error(L, "%s: option '%s' must be an integer", l_opname(L), name);
   }
   lua_pop(L, 1);
   return v;

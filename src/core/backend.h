@@ -250,10 +250,10 @@ typedef struct ml_backend {
    * row holds fewer than k pairs (its dist and nearest are then any).
    *
    * knn_filter: for query row i and every reference row j, the fast key
-   * as knn_tile's (never TF32); each pair (key, j + 1) with key <=
-   * limit[i] or a NaN key, and j + 1 != self[i], adds 1 to count[i] and,
-   * while count[i] <= c, goes to row i of keys and index at place
-   * count[i] - 1 (in any order of the references).
+   * as knn_tile's (never TF32); each pair (key, j + 1) whose key is not
+   * above limit[i] (so a NaN key or limit passes), and j + 1 != self[i],
+   * adds 1 to count[i] and, while count[i] <= c, goes to row i of keys and
+   * index at place count[i] - 1 (in any order of the references).
    *
    * knn_sample: for query row i, the fast keys (as knn_filter's) of the
    * sample's rows, the s-th of them being reference row s step (s step <

@@ -217,8 +217,9 @@ int ml_masked_fill(ml_array *out, const ml_array *a, const ml_array *mask,
 
 /* r: a contiguous copy of dst whose elements under the mask m (dst's
  * shape) take src's values in C order, src broadcast to their count. */
-static int assign_in_order(const char *op, const ml_array *dst, const ml_array *m,
-                           const ml_array *src, ml_array *r) {
+static int assign_in_order(const char *op, const ml_array *dst,
+                           const ml_array *m, const ml_array *src,
+                           ml_array *r) {
   const ml_backend *be;
   int64_t n = ml_array_numel(dst);
   ml_array all = {0}, shaped = {0}, pos = {0}, flat = {0};
@@ -240,12 +241,18 @@ int ml_masked_assign(const ml_array *dst, const ml_array *mask,
   const char *op = "index";
   ml_array v = {0}, m = {0}, r = {0};
   int rc = ml_check_same_device(op, dst, src);
+  int lead = 0; /* src's leading size-1 dimensions, dropped as NumPy does */
+  while (lead < src->ndim - 1 && src->shape[lead] == 1) lead++;
   if (!rc && ml_array_numel(src) == 1) {
-    rc = in_dtype(src, dst->dtype, &v);
+    rc = ml_view_reshape(op, &v, src, 0, NULL);
+    if (!rc) rc = in_dtype(&v, dst->dtype, &r);
+    ml_array_release(&v);
+    if (!rc) ml_array_move(&v, &r);
     if (!rc) rc = blend(op, dst, mask, &v, &r);
   } else if (!rc) {
-    rc = expand_mask(op, dst, mask, &m);
-    if (!rc) rc = assign_in_order(op, dst, &m, src, &r);
+    rc = ml_view_reshape(op, &v, src, src->ndim - lead, src->shape + lead);
+    if (!rc) rc = expand_mask(op, dst, mask, &m);
+    if (!rc) rc = assign_in_order(op, dst, &m, &v, &r);
   }
   if (!rc) rc = ml_copy(op, dst, &r);
   ml_array_release(&v);

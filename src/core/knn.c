@@ -1,7 +1,8 @@
 /* The k-nearest-neighbour search: validation, tiling, and the argument
  * that makes it exact; the backend's knn_tile, knn_refine, knn_filter and
- * knn_sample compute. Small d and k take the filtered first pass (below,
- * before filter_step); the rest, and every retry, the general search:
+ * knn_sample compute. The first pass may filter (below, before
+ * filter_step: by default on a GPU for small d and k); otherwise, and in
+ * every retry, the general search:
  *
  * Each query keeps a list of c candidates, c = 2k + 16 at first (at most
  * the references it may have). Tiles of queries and references go through
@@ -29,7 +30,8 @@
  *   bound = 2 (2d + 8) u M + (8d + 32) h N
  *   Euclidean: M = (|q| + R)^2, N = 1;  cosine: M = 1, N = 1 / (|q| Rmin);
  *   inner product: M = |q| R, N = 1;
- * valid while (2d + 8) u <= 1/2 (d < 2^21 in float32) and nothing
+ * valid while (2d + 8) u <= 1/2 (d < 2^21 in float32, 2^20 with TF32's
+ * 2u; past that the bound exceeds every key's range) and nothing
  * overflows, so the bound is +inf when (|q| + R)^2 exceeds a quarter of
  * the dtype's largest number.
  *
@@ -193,7 +195,8 @@ static int query_tile(const search *s, const batch *b, int64_t i0, int64_t mi,
     release_views(v, V_R, V_COUNT);
   }
   ml_knn_refine r = {s->metric, &v[V_Q], s->refs, &v[V_KEYS], &v[V_INDEX],
-                     &v[V_BOUND], all, &v[V_DIST], &v[V_NEAR], &v[V_OK], NULL, NULL};
+                     &v[V_BOUND], all, &v[V_DIST], &v[V_NEAR], &v[V_OK],
+                     NULL, NULL};
   if (!rc) rc = s->be->knn_refine(&r);
   release_views(v, 0, V_COUNT);
   return rc;
@@ -243,20 +246,26 @@ static int search_pass(const search *s, const batch *b, int64_t c) {
 /* The sample's step into *step, or 0 for the general search: method's
  * choice, or by default the backend's where the filtered pass pays (d at
  * most FILTER_MAX_D, a sample of at most a quarter of the references). */
-static int filter_step(const search *s, int64_t d, int self, ml_knn_method method,
-                       int64_t *step) {
-  int64_t kk = s->k + self;
-  int can = s->be->knn_filter && s->be->knn_sample && kk <= ML_KNN_SAMPLE_BLOCKS / 2;
-  double per = -ML_KNN_SAMPLE_BLOCKS * log1p(-(double)kk / ML_KNN_SAMPLE_BLOCKS);
+static int filter_step(const search *s, int64_t d, int self,
+                       ml_knn_method method, int64_t *step) {
+  int64_t kk = s->k + self, most = ML_KNN_SAMPLE_BLOCKS / 2;
+  int has = s->be->knn_filter && s->be->knn_sample, can = has && kk <= most;
+  double per = -ML_KNN_SAMPLE_BLOCKS *
+               log1p(-(double)kk / ML_KNN_SAMPLE_BLOCKS);
   int64_t each = (int64_t)(FILTER_TARGET / per);
   *step = 0;
+  if (method == ML_KNN_FILTER && !has)
+    return ml_fail(ML_EDEVICE, "knn: the %s backend has no filtered search",
+                   s->be->name);
   if (method == ML_KNN_FILTER && !can)
-    return ml_fail(ML_EINVAL, "knn: the filtered search takes k up to %d (%d with exclude_self), not %lld",
-                   ML_KNN_SAMPLE_BLOCKS / 2, ML_KNN_SAMPLE_BLOCKS / 2 - 1, (long long)s->k);
+    return ml_fail(ML_EINVAL,
+                   "knn: the filtered search takes k up to %lld (%lld with "
+                   "exclude_self), not %lld",
+                   (long long)most, (long long)most - 1, (long long)s->k);
   if (method == ML_KNN_FILTER)
     *step = each > 1 ? each : 1;
-  else if (method == ML_KNN_AUTO && can && s->be->knn_filter_first && d <= FILTER_MAX_D &&
-           each >= 4)
+  else if (method == ML_KNN_AUTO && can && s->be->knn_filter_first &&
+           d <= FILTER_MAX_D && each >= 4)
     *step = each;
   return ML_OK;
 }
@@ -272,7 +281,8 @@ static int filter_limit(ml_array *limit, const ml_array *mth,
   if (!rc) rc = ml_binary(ML_ADD, &sum, &a64, &b2);
   if (!rc) rc = ml_unary(ML_ABS, &mag, &a64);
   if (!rc) rc = ml_binary(ML_ADD, &up, &mag, &b2);
-  if (!rc) rc = ml_binary_scalar(ML_MUL, &margin, &up, ml_scalar_float(0x1p-20), 0);
+  if (!rc)
+    rc = ml_binary_scalar(ML_MUL, &margin, &up, ml_scalar_float(0x1p-20), 0);
   if (!rc) rc = ml_binary(ML_ADD, &raised, &sum, &margin);
   if (!rc) rc = ml_astype(limit, &raised, t);
   ml_array *tmp[] = {&a64, &b2, &sum, &mag, &up, &raised, &margin};
@@ -325,7 +335,11 @@ static int filter_pass(const search *s, const batch *b, int64_t step) {
   int64_t m = b->q->shape[0];
   ml_dtype t = b->q->dtype;
   int64_t e = (int64_t)ml_dtype_size(t);
-  int64_t mt = s->budget / (FILTER_ROOM * (e + 8) + 8 + 48);
+  /* a query's lists, count, M, limit, filter_limit's float64
+   * temporaries and a backend's sample minima */
+  int64_t per = FILTER_ROOM * (e + 8) + 8 + 2 * e + 7 * 8 +
+                ML_KNN_SAMPLE_BLOCKS * e;
+  int64_t mt = s->budget / per;
   mt = mt < 1 ? 1 : mt > m ? m : mt;
   int64_t lshape[2] = {mt, FILTER_ROOM};
   ml_device dev = ml_array_device(b->q);
@@ -334,8 +348,13 @@ static int filter_pass(const search *s, const batch *b, int64_t step) {
   if (!rc) rc = ml_array_empty(&f.keys, t, 2, lshape, dev);
   if (!rc) rc = ml_array_empty(&f.index, ML_INT64, 2, lshape, dev);
   if (!rc) rc = ml_array_empty(&f.count, ML_INT64, 1, &mt, dev);
-  for (int64_t i0 = 0; !rc && i0 < m; i0 += mt)
+  for (int64_t i0 = 0; !rc && i0 < m; i0 += mt) {
+    if (ml_interrupt_take()) {
+      rc = ml_fail(ML_EINTR, "knn: interrupted");
+      break;
+    }
     rc = filter_tile(s, b, &f, step, i0, m - i0 < mt ? m - i0 : mt);
+  }
   ml_array *tmp[] = {&f.mth, &f.keys, &f.index, &f.count};
   for (size_t i = 0; i < sizeof tmp / sizeof *tmp; i++) ml_array_release(tmp[i]);
   return rc;
@@ -378,14 +397,19 @@ static int error_bounds(ml_array *bound, ml_knn_metric metric,
   switch (metric) {
     case ML_KNN_COSINE: /* rel + tf + (abs / Rmin) / |q| */
       if (!rc) rc = ml_binary_scalar(ML_DIV, &e2, &q, ml_scalar_float(abs / rmin), 1);
-      if (!rc) rc = ml_binary_scalar(ML_ADD, &e, &e2, ml_scalar_float(rel + tf), 0);
+      if (!rc)
+        rc = ml_binary_scalar(ML_ADD, &e, &e2, ml_scalar_float(rel + tf), 0);
       break;
     case ML_KNN_IP: /* (rel + tf) R |q| + abs */
-      if (!rc) rc = ml_binary_scalar(ML_MUL, &e2, &q, ml_scalar_float((rel + tf) * rmax), 0);
+      if (!rc)
+        rc = ml_binary_scalar(ML_MUL, &e2, &q,
+                              ml_scalar_float((rel + tf) * rmax), 0);
       if (!rc) rc = ml_binary_scalar(ML_ADD, &e, &e2, ml_scalar_float(abs), 0);
       break;
     default: /* rel (|q| + R)^2 + tf 2 R |q| + abs */
-      if (!rc) rc = ml_binary_scalar(ML_MUL, &e2, &q, ml_scalar_float(tf * 2 * rmax), 0);
+      if (!rc)
+        rc = ml_binary_scalar(ML_MUL, &e2, &q, ml_scalar_float(tf * 2 * rmax),
+                              0);
       if (!rc) rc = ml_binary_scalar(ML_ADD, &e3, &e2, ml_scalar_float(abs), 0);
       ml_array_release(&e2);
       if (!rc) rc = ml_binary_scalar(ML_MUL, &e2, &sq, ml_scalar_float(rel), 0);
@@ -553,7 +577,8 @@ int ml_knn(ml_array *dist, ml_array *index, const ml_array *queries,
     s.refs = &r;
     s.raux = opt(&raux);
     int64_t step = 0;
-    if (!rc) rc = filter_step(&s, d, opts->exclude_self != 0, opts->method, &step);
+    if (!rc)
+      rc = filter_step(&s, d, opts->exclude_self != 0, opts->method, &step);
     int tf32 = !step && opts->tf32 && t == ML_FLOAT32 && s.be->tf32;
     if (!rc) rc = error_bounds(&bound, s.metric, &qn, &rn, d, 0);
     if (!rc && tf32) rc = error_bounds(&fast, s.metric, &qn, &rn, d, 1);

@@ -30,8 +30,9 @@
 #define ML_KNN_BUDGET ((int64_t)1 << 30)
 
 /* How the first pass searches: the backend's choice (a GPU filters for
- * d <= 64 and k <= 40), the filtered search (k up to 64), or GEMM tiles
- * and candidate lists (core/knn.c). The answer is the same. */
+ * d <= 64 and k <= 40, 39 with exclude_self), the filtered search (k up
+ * to 64, 63 with exclude_self), or GEMM tiles and candidate lists
+ * (core/knn.c). The answer is the same. */
 typedef enum { ML_KNN_AUTO, ML_KNN_FILTER, ML_KNN_TILE } ml_knn_method;
 
 typedef struct {

@@ -15,7 +15,11 @@
  *
  * knn_refine: OpenMP over query rows; each computes its candidates' exact
  * keys (double, coordinates in order; -std=c11 keeps the compiler from
- * fusing multiply-adds), selects the k best and sorts them. */
+ * fusing multiply-adds), selects the k best and sorts them.
+ *
+ * knn_filter and knn_sample (the filtered search, which the CPU runs only
+ * when asked: its GEMM tiles are faster here) take their dot products from
+ * the GEMM too, in blocks, then filter or keep block minima row by row. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -187,9 +191,9 @@ static int dot_products(const ml_array *queries, const ml_array *refs,
   }
   ml_gemm g = {queries->dtype, ml_array_device(queries), 0, 1,
                rows, cols, d, 1,
-               (const char *)ml_array_data(queries) + i0 * d * (int64_t)es, d, 0,
-               (const char *)ml_array_data(refs) + j0 * d * (int64_t)es, d * step, 0,
-               work, cols, 0, 0};
+               (const char *)ml_array_data(queries) + i0 * d * (int64_t)es, d,
+               0, (const char *)ml_array_data(refs) + j0 * d * (int64_t)es,
+               d * step, 0, work, cols, 0, 0};
   return cpu_gemm(&g);
 }
 
@@ -210,7 +214,8 @@ int cpu_knn_tile(const ml_knn_tile *t) {
                    (long long)c);
   for (int64_t i0 = 0; i0 < mt; i0 += chunk) {
     int64_t rows = mt - i0 < chunk ? mt - i0 : chunk;
-    rc = dot_products(t->queries, t->refs, i0, rows, 0, nt, 1, ml_array_data(t->work));
+    rc = dot_products(t->queries, t->refs, i0, rows, 0, nt, 1,
+                      ml_array_data(t->work));
     if (rc) break;
 #pragma omp parallel num_threads(threads) if (threads > 1)
     {
@@ -287,7 +292,8 @@ int cpu_knn_filter(const ml_knn_filter *f) {
       int threads = rc ? 1 : cpu_threads_for(rows * cols, CPU_PARALLEL_MIN);
 #pragma omp parallel for num_threads(threads) if (threads > 1) schedule(static)
       for (int64_t i = i0; i < i0 + rows; i++)
-        if (!rc) filter_row(f, i, j0, work + (size_t)((i - i0) * cols) * es, cols);
+        if (!rc)
+          filter_row(f, i, j0, work + (size_t)((i - i0) * cols) * es, cols);
     }
   }
   free(work);
@@ -301,7 +307,8 @@ static int by_double(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
-static void sample_row(const ml_knn_sample *sm, int64_t i, void *w, int64_t ns) {
+static void sample_row(const ml_knn_sample *sm, int64_t i, void *w,
+                       int64_t ns) {
   int f32 = sm->queries->dtype == ML_FLOAT32;
   const void *ra = sm->raux ? ml_array_data(sm->raux) : NULL;
   double low[ML_KNN_SAMPLE_BLOCKS];
@@ -459,8 +466,9 @@ static void refine_row(const ml_knn_refine *r, int64_t i, pair *buf) {
       buf[j0 + l] = (pair){order_key(key[l]), idx[j0 + l]};
   }
   /* w: the limit of a filtered list, else its largest fast key */
-  const char *fast = r->count ? (const char *)ml_array_data(r->limit) + i * (int64_t)es
-                              : (const char *)ml_array_data(r->keys) + i * width * (int64_t)es;
+  const char *fast =
+      r->count ? (const char *)ml_array_data(r->limit) + i * (int64_t)es
+               : (const char *)ml_array_data(r->keys) + i * width * (int64_t)es;
   for (int64_t j = 0; j < (r->count ? 1 : c); j++) {
     double x = f32 ? ((const float *)fast)[j] : ((const double *)fast)[j];
     if (!(x <= w)) w = x;
