@@ -286,9 +286,14 @@ describe("knn", function()
       assert.same({0, 4}, d.shape)
       assert.same({0, 4}, i.shape)
       assert.equal(dtype, d.dtype)
-      d, i = ml.knn(ml.zeros(3, 0, {dtype = dtype}), ml.zeros(5, 0, {dtype = dtype}), 2)
-      assert.same({{1, 2}, {1, 2}, {1, 2}}, i:totable())
-      assert.same({{0, 0}, {0, 0}, {0, 0}}, d:totable())
+      for _, method in ipairs({"auto", "filter", "tile"}) do
+        d, i = ml.knn(ml.zeros(3, 0, {dtype = dtype}), ml.zeros(5, 0, {dtype = dtype}), 2,
+                      {method = method})
+        assert.same({{1, 2}, {1, 2}, {1, 2}}, i:totable())
+        assert.same({{0, 0}, {0, 0}, {0, 0}}, d:totable())
+        d, i = ml.knn(ml.zeros(0, 3, {dtype = dtype}), R, 4, {method = method})
+        assert.same({0, 4}, d.shape)
+      end
       check_brute(points(4, 3, dtype), R:narrow(1, 2, 1), 1)
     end
   end)
