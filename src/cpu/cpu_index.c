@@ -12,9 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 #include "../core/status.h"
 #include "cpu.h"
@@ -166,18 +163,25 @@ static void scatter_run(void *vctx, int64_t n, char *const *p,
   }
 }
 
-/* The threads split dimension `split` (not dim) into equal ranges. */
-static void scatter_block(gather_ctx *c, const ml_array *const *ops,
-                          int split, int64_t begin, int64_t end) {
+/* A scatter whose threads split dimension `split` (not dim) into equal
+ * ranges. */
+typedef struct {
+  gather_ctx *c;
+  const ml_array *const *ops;
+  int split;
+} scatter_job;
+
+static void scatter_block(void *job, int64_t begin, int64_t end) {
+  const scatter_job *j = job;
   ml_array v[3];
   const ml_array *vp[3];
   for (int k = 0; k < 3; k++) {
-    v[k] = *ops[k]; /* borrowed */
-    v[k].offset += begin * v[k].strides[split];
-    v[k].shape[split] = end - begin;
+    v[k] = *j->ops[k]; /* borrowed */
+    v[k].offset += begin * v[k].strides[j->split];
+    v[k].shape[j->split] = end - begin;
     vp[k] = &v[k];
   }
-  walk(3, vp, scatter_run, c);
+  walk(3, vp, scatter_run, j->c);
 }
 
 int cpu_scatter(const ml_array *out, int dim, const ml_array *index,
@@ -197,16 +201,8 @@ int cpu_scatter(const ml_array *out, int dim, const ml_array *index,
   if (threads <= 1) {
     walk(3, ops, scatter_run, &c);
   } else {
-#pragma omp parallel num_threads(threads)
-    {
-#ifdef _OPENMP
-      int64_t t = omp_get_thread_num(), nt = omp_get_num_threads();
-#else
-      int64_t t = 0, nt = 1;
-#endif
-      int64_t begin = parts * t / nt, end = parts * (t + 1) / nt;
-      if (begin < end) scatter_block(&c, ops, split, begin, end);
-    }
+    scatter_job j = {&c, ops, split};
+    cpu_split(threads, parts, scatter_block, &j);
   }
   return c.bad ? bad_index("scatter", index, dim, c.size) : ML_OK;
 }

@@ -6,9 +6,6 @@
 #include "cpu.h"
 #include "strided.h"
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 typedef struct {
   ml_randkind kind;
@@ -73,7 +70,8 @@ static void fill_pairs(const fill_job *j, int64_t b0, int64_t b1) {
   }
 }
 
-static void fill_blocks(const fill_job *j, int64_t b0, int64_t b1) {
+static void fill_blocks(void *job, int64_t b0, int64_t b1) {
+  const fill_job *j = job;
   if (j->dtype == ML_FLOAT32)
     fill_float32(j, b0, b1);
   else
@@ -91,19 +89,6 @@ int cpu_random(ml_randkind kind, const ml_array *out, uint64_t seed,
                 ml_array_numel(out)};
   int per_block = out->dtype == ML_FLOAT32 ? 4 : 2;
   int64_t nblocks = (j.n + per_block - 1) / per_block;
-  int threads = cpu_threads_for(j.n, CPU_PARALLEL_MIN);
-  if (threads <= 1) {
-    fill_blocks(&j, 0, nblocks);
-    return ML_OK;
-  }
-#pragma omp parallel num_threads(threads)
-  {
-#ifdef _OPENMP
-    int64_t t = omp_get_thread_num(), nt = omp_get_num_threads();
-#else
-    int64_t t = 0, nt = 1;
-#endif
-    fill_blocks(&j, nblocks * t / nt, nblocks * (t + 1) / nt);
-  }
+  cpu_split(cpu_threads_for(j.n, CPU_PARALLEL_MIN), nblocks, fill_blocks, &j);
   return ML_OK;
 }

@@ -96,17 +96,11 @@ int cpu_threads_for(int64_t n, int64_t grain) {
 #endif
 }
 
-int cpu_foreach(int nops, const ml_array *const *ops, cpu_run_fn fn, void *ctx) {
-  int64_t total = ml_array_numel(ops[0]);
-  if (total == 0) return ML_OK;
-  plan p;
-  make_plan(&p, nops, ops);
-  int threads = cpu_threads_for(total, CPU_PARALLEL_MIN);
+void cpu_split(int threads, int64_t count, cpu_part_fn part, void *ctx) {
   if (threads <= 1) {
-    run_range(&p, 0, total, fn, ctx);
-    return ML_OK;
+    if (count > 0) part(ctx, 0, count);
+    return;
   }
-  /* Equal static chunks: a run's boundaries never depend on timing. */
 #pragma omp parallel num_threads(threads)
   {
 #ifdef _OPENMP
@@ -114,8 +108,29 @@ int cpu_foreach(int nops, const ml_array *const *ops, cpu_run_fn fn, void *ctx) 
 #else
     int64_t t = 0, nt = 1;
 #endif
-    int64_t begin = total * t / nt, end = total * (t + 1) / nt;
-    if (begin < end) run_range(&p, begin, end, fn, ctx);
+    int64_t begin = count * t / nt, end = count * (t + 1) / nt;
+    if (begin < end) part(ctx, begin, end);
   }
+}
+
+/* cpu_foreach's work: its plan and visitor. */
+typedef struct {
+  const plan *p;
+  cpu_run_fn fn;
+  void *ctx;
+} foreach_job;
+
+static void foreach_part(void *job, int64_t begin, int64_t end) {
+  const foreach_job *j = job;
+  run_range(j->p, begin, end, j->fn, j->ctx);
+}
+
+int cpu_foreach(int nops, const ml_array *const *ops, cpu_run_fn fn, void *ctx) {
+  int64_t total = ml_array_numel(ops[0]);
+  if (total == 0) return ML_OK;
+  plan p;
+  make_plan(&p, nops, ops);
+  foreach_job j = {&p, fn, ctx};
+  cpu_split(cpu_threads_for(total, CPU_PARALLEL_MIN), total, foreach_part, &j);
   return ML_OK;
 }

@@ -28,4 +28,10 @@ int cpu_foreach(int nops, const ml_array *const *ops, cpu_run_fn fn, void *ctx);
 /* The OpenMP thread count to use for n units of work of the given grain. */
 int cpu_threads_for(int64_t n, int64_t grain);
 
+/* Runs part(ctx, begin, end) over [0, count) in equal static ranges, one
+ * a thread of `threads` (on the calling thread when threads <= 1): the
+ * ranges never depend on timing. Empty ranges are skipped. */
+typedef void (*cpu_part_fn)(void *ctx, int64_t begin, int64_t end);
+void cpu_split(int threads, int64_t count, cpu_part_fn part, void *ctx);
+
 #endif
