@@ -74,7 +74,7 @@ __device__ __forceinline__ void load4(const double *p, double *v) {
   v[0] = t0.x, v[1] = t0.y, v[2] = t1.x, v[3] = t1.y;
 }
 
-/* The fast key of a metric known at compile time (fast_key above, but a
+/* The fast key of a metric known at compile time (knn.cu's fast_key, but a
  * NaN stays NaN). */
 template <ml_knn_metric M, class T> __device__ __forceinline__ T metric_key(T p, T qa, T ra) {
   return M == ML_KNN_COSINE ? 1 - p * qa * ra : M == ML_KNN_IP ? -p : (qa + ra) - 2 * p;

@@ -368,30 +368,42 @@ static int read_double(const ml_array *a, double *out) {
   return rc;
 }
 
+/* R and Rmin (the comment at the top) from the reference norms rn: the
+ * largest, and for the cosine the smallest nonzero one (else +inf). Two
+ * reads from the device at most, shared by both bounds. */
+static int norm_range(const ml_array *rn, ml_knn_metric metric, double *rmax,
+                      double *rmin) {
+  ml_array zero = {0}, r = {0}, tmp = {0};
+  *rmax = 0;
+  *rmin = INFINITY;
+  int rc = ml_reduce(ML_MAX, &tmp, rn, -1, 0, 0);
+  if (!rc) rc = read_double(&tmp, rmax);
+  ml_array_release(&tmp);
+  if (!rc && metric == ML_KNN_COSINE) {
+    rc = ml_binary_scalar(ML_LE, &zero, rn, ml_scalar_int(0), 0);
+    if (!rc) rc = ml_masked_fill(&r, rn, &zero, ml_scalar_float(INFINITY));
+    if (!rc) rc = ml_reduce(ML_MIN, &tmp, &r, -1, 0, 0);
+    if (!rc) rc = read_double(&tmp, rmin);
+  }
+  ml_array_release(&zero);
+  ml_array_release(&r);
+  ml_array_release(&tmp);
+  return rc;
+}
+
 /* The per-query error bound of the fast keys (float64, m), from the query
- * norms qn and the reference norms rn, for products in the dtype or in
- * TF32; see the comment at the top. */
+ * norms qn and the reference norms' range, for products in the dtype or
+ * in TF32; see the comment at the top. */
 static int error_bounds(ml_array *bound, ml_knn_metric metric,
-                        const ml_array *qn, const ml_array *rn, int64_t d,
+                        const ml_array *qn, double rmax, double rmin, int64_t d,
                         int tf32) {
   int f32 = qn->dtype == ML_FLOAT32;
   double u = f32 ? 0x1p-24 : 0x1p-53, h = f32 ? FLT_MIN : DBL_MIN;
   double big = (f32 ? FLT_MAX : DBL_MAX) / 4;
   double rel = 2 * (2 * (double)d + 8) * (tf32 ? 2 * u : u);
   double tf = tf32 ? 2 * (0x1p-9 + 0x1p-20) : 0, abs = (8 * (double)d + 32) * h;
-  double rmax = 0, rmin = INFINITY;
-  ml_array q = {0}, r = {0}, zero = {0}, tmp = {0}, s = {0}, sq = {0},
-           e = {0}, e2 = {0}, e3 = {0}, over = {0};
-  int rc = ml_reduce(ML_MAX, &tmp, rn, -1, 0, 0);
-  if (!rc) rc = read_double(&tmp, &rmax);
-  ml_array_release(&tmp);
-  if (!rc && metric == ML_KNN_COSINE) {
-    rc = ml_binary_scalar(ML_LE, &zero, rn, ml_scalar_int(0), 0);
-    if (!rc) rc = ml_masked_fill(&r, rn, &zero, ml_scalar_float(INFINITY));
-    if (!rc) rc = ml_reduce(ML_MIN, &tmp, &r, -1, 0, 0);
-    if (!rc) rc = read_double(&tmp, &rmin);
-  }
-  if (!rc) rc = ml_astype(&q, qn, ML_FLOAT64);
+  ml_array q = {0}, s = {0}, sq = {0}, e = {0}, e2 = {0}, e3 = {0}, over = {0};
+  int rc = ml_astype(&q, qn, ML_FLOAT64);
   if (!rc) rc = ml_binary_scalar(ML_ADD, &s, &q, ml_scalar_float(rmax), 0);
   if (!rc) rc = ml_binary(ML_MUL, &sq, &s, &s);
   switch (metric) {
@@ -418,7 +430,7 @@ static int error_bounds(ml_array *bound, ml_knn_metric metric,
   }
   if (!rc) rc = ml_binary_scalar(ML_GT, &over, &sq, ml_scalar_float(big), 0);
   if (!rc) rc = ml_masked_fill(bound, &e, &over, ml_scalar_float(INFINITY));
-  ml_array *all[] = {&q, &r, &zero, &tmp, &s, &sq, &e, &e2, &e3, &over};
+  ml_array *all[] = {&q, &s, &sq, &e, &e2, &e3, &over};
   for (size_t i = 0; i < sizeof all / sizeof *all; i++) ml_array_release(all[i]);
   return rc;
 }
@@ -580,8 +592,11 @@ int ml_knn(ml_array *dist, ml_array *index, const ml_array *queries,
     if (!rc)
       rc = filter_step(&s, d, opts->exclude_self != 0, opts->method, &step);
     int tf32 = !step && opts->tf32 && t == ML_FLOAT32 && s.be->tf32;
-    if (!rc) rc = error_bounds(&bound, s.metric, &qn, &rn, d, 0);
-    if (!rc && tf32) rc = error_bounds(&fast, s.metric, &qn, &rn, d, 1);
+    double rmax, rmin;
+    if (!rc) rc = norm_range(&rn, s.metric, &rmax, &rmin);
+    if (!rc) rc = error_bounds(&bound, s.metric, &qn, rmax, rmin, d, 0);
+    if (!rc && tf32)
+      rc = error_bounds(&fast, s.metric, &qn, rmax, rmin, d, 1);
     if (!rc) rc = ml_array_empty(&ok, ML_UINT8, 1, &m, dev);
     if (!rc && opts->exclude_self) {
       rc = ml_array_empty(&self, ML_INT64, 1, &m, dev);
