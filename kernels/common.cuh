@@ -18,6 +18,9 @@
 #include "cuda.h"
 #include "cuda_ops.h"
 
+/* A whole warp, for the *_sync intrinsics. */
+#define FULL 0xFFFFFFFFu
+
 /* ---- devices ---- */
 
 typedef struct cuda_dev {

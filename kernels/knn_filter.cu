@@ -2,18 +2,20 @@
  * knn_filter and knn_sample (contracts in core/backend.h, the argument in
  * core/knn.c). One register-tiled kernel computes the dot products itself
  * and keeps no distance matrix, only the pairs under each query's limit
- * (or each query's block minima over the sample). On an H200 at m = n =
- * 32768, d = 16, k = 20 the filtered search takes 3.3 ms against 6.3 ms
- * for GEMM tiles and selection: the sample 0.45, the filter 2.2 and the
- * refinement (knn.cu) 0.55 ms.
+ * (or each query's block minima over the sample); float32 with split TF32
+ * goes to knn_filter_tc.cu's kernel instead. On an H200 at m = n = 32768,
+ * d = 16, k = 20 the filtered search takes 2.1 ms (3.0 ms with this
+ * file's kernel, tf32 = false) against 6.0 ms for GEMM tiles and
+ * selection.
  *
  * CPU reference: src/cpu/cpu_knn.c (cpu_knn_filter, cpu_knn_sample). The
  * fast keys differ from the CPU's in their last bits (other summation
  * orders), which only changes which candidates are kept, never the
  * answer. */
-#include "common.cuh"
+#include "knn_filter.cuh"
 
-/* One kernel does both: a block of FILTER_THREADS computes the dot
+/* One kernel does both (float32 with split TF32 has its own,
+ * knn_filter_tc.cu): a block of FILTER_THREADS computes the dot
  * products of 16 TM queries with 16 TM references at a time, FD
  * coordinates a step through shared memory, each thread a TM x TM block
  * of them in registers (a small GEMM; the query tile is loaded once when
@@ -26,21 +28,9 @@
  * grid is query blocks by slices of the references, about FILTER_WAVES
  * waves of blocks; the sample's has one slice, so that each block sees its
  * queries' whole sample. */
-#define FD 16
-#define FILTER_THREADS 256
-#define FILTER_WAVES 4
+#define FILTER_WAVES 16 /* many, so that the last one is a small part */
 #define FILTER_TM 4 /* the filter's; the sample's is 8 (ML_KNN_SAMPLE_BLOCKS) */
 static_assert(16 * 8 == ML_KNN_SAMPLE_BLOCKS, "a sample block per column of a step");
-#define FB 128 /* the sample's block tile */
-
-template <class T> struct FilterArgs {
-  int64_t mt, n, d, c, slice, step; /* step: the sample's, 1 for the filter */
-  const T *q, *refs, *qaux, *raux, *limit;
-  const int64_t *self;
-  T *keys; /* the filter's lists, or the sample's minima (mt x FB) */
-  int64_t *index;
-  unsigned long long *count;
-};
 
 /* A tile in shared memory: FD coordinates of W rows, transposed, each
  * line padded so that the transposing stores spread over the banks while
@@ -74,51 +64,6 @@ __device__ __forceinline__ void load4(const double *p, double *v) {
   v[0] = t0.x, v[1] = t0.y, v[2] = t1.x, v[3] = t1.y;
 }
 
-/* The fast key of a metric known at compile time (knn.cu's fast_key, but a
- * NaN stays NaN). */
-template <ml_knn_metric M, class T> __device__ __forceinline__ T metric_key(T p, T qa, T ra) {
-  return M == ML_KNN_COSINE ? 1 - p * qa * ra : M == ML_KNN_IP ? -p : (qa + ra) - 2 * p;
-}
-
-/* The filter's queue in shared memory: QCAP pairs with their query's
- * place in the block, their rank among that query's, and per query the
- * count and the first place taken in its list. */
-#define QCAP (4096 / (int)sizeof(T))
-template <class T, int W> struct FilterQueue {
-  T key[QCAP];
-  int64_t j[QCAP];
-  int rank[QCAP];
-  unsigned char q[QCAP];
-  int n;
-  int cnt[W];
-  unsigned long long base[W];
-};
-
-/* Writes the queued pairs to their queries' lists and empties the queue.
- * Every thread calls it, after a barrier. */
-template <class T, int W>
-__device__ void filter_flush(FilterQueue<T, W> &fq, const FilterArgs<T> &a, int64_t i0) {
-  const int n = fq.n < QCAP ? fq.n : QCAP;
-  for (int e = threadIdx.x; e < n; e += FILTER_THREADS) fq.rank[e] = atomicAdd(&fq.cnt[fq.q[e]], 1);
-  __syncthreads();
-  for (int q = threadIdx.x; q < W; q += FILTER_THREADS) {
-    if (fq.cnt[q]) fq.base[q] = atomicAdd(a.count + i0 + q, (unsigned long long)fq.cnt[q]);
-    fq.cnt[q] = 0;
-  }
-  __syncthreads();
-  for (int e = threadIdx.x; e < n; e += FILTER_THREADS) {
-    unsigned long long at = fq.base[fq.q[e]] + fq.rank[e];
-    int64_t i = i0 + fq.q[e];
-    if (at < (unsigned long long)a.c) {
-      a.keys[i * a.c + at] = fq.key[e];
-      a.index[i * a.c + at] = fq.j[e] + 1;
-    }
-  }
-  __syncthreads();
-  if (threadIdx.x == 0) fq.n = 0;
-  __syncthreads();
-}
-
 template <class T, ml_knn_metric M, bool SAMPLE, int TM>
 __global__ void __launch_bounds__(FILTER_THREADS) knn_filter_kernel(FilterArgs<T> a) {
   constexpr int W = 16 * TM;
@@ -141,12 +86,7 @@ __global__ void __launch_bounds__(FILTER_THREADS) knn_filter_kernel(FilterArgs<T
 #pragma unroll
       for (int v = 0; v < TM; v++) low[u][v] = (T)INFINITY;
   }
-  if (!SAMPLE) {
-    for (int q = threadIdx.x; q < W; q += FILTER_THREADS) fq.cnt[q] = 0;
-    if (threadIdx.x == 0) fq.n = 0;
-  }
-  __syncthreads(); /* the queue is empty before any pair joins it (d = 0 has
-                      no barrier in the loop below before the first) */
+  if constexpr (!SAMPLE) filter_queue_init(fq);
   if (q_once) filter_load<T, W>(qs, a.q, i0, a.mt, a.d, 0, a.d);
   for (int64_t j0 = j_begin; j0 < j_end; j0 += W) {
     T acc[TM][TM] = {};
@@ -188,31 +128,17 @@ __global__ void __launch_bounds__(FILTER_THREADS) knn_filter_kernel(FilterArgs<T
         }
       }
     }
-    while (pass) { /* rare */
-      const int b = __ffsll((long long)pass) - 1, u = b / TM, v = b % TM;
-      pass &= pass - 1;
-      T key = T(0);
-#pragma unroll
-      for (int t = 0; t < TM * TM; t++) /* no dynamic index into registers */
-        if (t == b) key = acc[t / TM][t % TM];
-      const int64_t i = i0 + TM * ty + u, j = j0 + TM * tx + v;
-      if (i >= a.mt || (a.self && j + 1 == a.self[i])) continue;
-      int p = atomicAdd(&fq.n, 1);
-      if (p < QCAP) {
-        fq.key[p] = key;
-        fq.j[p] = j;
-        fq.q[p] = (unsigned char)(TM * ty + u);
-      } else { /* a full queue: straight to the list */
-        unsigned long long at = atomicAdd(a.count + i, 1ull);
-        if (at < (unsigned long long)a.c) {
-          a.keys[i * a.c + at] = key;
-          a.index[i * a.c + at] = j + 1;
-        }
-      }
-    }
     if constexpr (!SAMPLE) {
-      __syncthreads();
-      if (fq.n >= QCAP / 2 || j0 + W >= j_end) filter_flush<T, W>(fq, a, i0);
+      while (pass) { /* rare */
+        const int b = __ffsll((long long)pass) - 1;
+        pass &= pass - 1;
+        T key = T(0);
+#pragma unroll
+        for (int t = 0; t < TM * TM; t++) /* no dynamic index into registers */
+          if (t == b) key = acc[t / TM][t % TM];
+        filter_keep(fq, a, i0, TM * ty + b / TM, j0 + TM * tx + b % TM, key);
+      }
+      filter_step_end(fq, a, i0, j0 + W >= j_end);
     }
   }
   if (SAMPLE)
@@ -226,19 +152,27 @@ __global__ void __launch_bounds__(FILTER_THREADS) knn_filter_kernel(FilterArgs<T
 }
 
 /* out[i]: the kk-th smallest of row i's FB sample minima, a warp a row;
- * each lane ranks its FB / 32 values among the row's (ties by place). */
+ * each lane holds FB / 32 of them and ranks them against the row's (ties
+ * by place), which the warp passes round by shuffles. */
 template <class T>
 __global__ void knn_sample_rank(const T *low, int64_t mt, int64_t kk, T *out) {
+  constexpr int PER = FB / 32;
   const int lane = threadIdx.x & 31;
   for (int64_t i = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / 32; i < mt;
        i += (int64_t)gridDim.x * blockDim.x / 32) {
-    const T *row = low + i * FB;
-    for (int p = lane; p < FB; p += 32) {
-      T x = row[p];
-      int rank = 0;
-      for (int o = 0; o < FB; o++) rank += row[o] < x || (row[o] == x && o < p);
-      if (rank == kk - 1) out[i] = x;
+    T v[PER];
+    int rank[PER];
+#pragma unroll
+    for (int s = 0; s < PER; s++) v[s] = low[i * FB + 32 * s + lane], rank[s] = 0;
+#pragma unroll
+    for (int o = 0; o < FB; o++) {
+      const T x = __shfl_sync(FULL, v[o / 32], o % 32);
+#pragma unroll
+      for (int s = 0; s < PER; s++) rank[s] += x < v[s] || (x == v[s] && o < 32 * s + lane);
     }
+#pragma unroll
+    for (int s = 0; s < PER; s++)
+      if (rank[s] == kk - 1) out[i] = v[s];
   }
 }
 
@@ -275,6 +209,27 @@ static int filter_launch(cuda_dev *d, ml_knn_metric metric, const FilterArgs<T> 
   return cuda_launched("knn");
 }
 
+/* The filter's grid for blocks of bq queries taking br references a
+ * step: query blocks by slices (a.slice, set here) of at least 4 steps,
+ * for about FILTER_WAVES waves of (at least) 2 blocks an SM. */
+template <class T>
+static dim3 filter_grid(const cuda_dev *d, FilterArgs<T> &a, int64_t bq, int64_t br) {
+  int64_t qblocks = (a.mt + bq - 1) / bq;
+  int64_t want = FILTER_WAVES * 2 * (int64_t)d->sms;
+  int64_t slices = (want + qblocks - 1) / qblocks, most = (a.n + 4 * br - 1) / (4 * br);
+  slices = slices > most ? most : slices < 1 ? 1 : slices;
+  a.slice = ((a.n + slices - 1) / slices + br - 1) / br * br;
+  slices = (a.n + a.slice - 1) / a.slice;
+  return dim3((unsigned)qblocks, (unsigned)slices);
+}
+
+/* Whether knn_filter_tc.cu's kernel takes the pass: float32 with split
+ * TF32 asked for, and at least one coordinate (its kernel loads the
+ * references' terms with the first ones). */
+template <class T> static bool on_tensor_cores(int tf32, int64_t d) {
+  return std::is_same<T, float>::value && tf32 && d > 0;
+}
+
 template <class T> static int filter_typed(cuda_dev *d, const ml_knn_filter *f) {
   FilterArgs<T> a;
   filter_args<T>(a, f->queries, f->refs, f->qaux, f->raux);
@@ -285,17 +240,14 @@ template <class T> static int filter_typed(cuda_dev *d, const ml_knn_filter *f) 
   a.keys = array_ptr<T>(f->keys);
   a.index = array_ptr<int64_t>(f->index);
   a.count = array_ptr<unsigned long long>(f->count);
-  /* slices of at least 4 steps of W references, for about FILTER_WAVES
-   * waves of (at least) 2 blocks an SM */
+  if constexpr (std::is_same<T, float>::value)
+    if (on_tensor_cores<T>(f->tf32, a.d)) {
+      dim3 grid = filter_grid(d, a, FILTER_TC_QUERIES, FILTER_TC_REFS);
+      knn_filter_tc(d->stream, f->metric, a, false, grid);
+      return cuda_launched("knn");
+    }
   const int64_t W = 16 * FILTER_TM;
-  int64_t qblocks = (a.mt + W - 1) / W;
-  int64_t want = FILTER_WAVES * 2 * (int64_t)d->sms;
-  int64_t slices = (want + qblocks - 1) / qblocks, most = (a.n + 4 * W - 1) / (4 * W);
-  slices = slices > most ? most : slices < 1 ? 1 : slices;
-  a.slice = ((a.n + slices - 1) / slices + W - 1) / W * W;
-  slices = (a.n + a.slice - 1) / a.slice;
-  return filter_launch<T, false, FILTER_TM>(d, f->metric, a,
-                                             dim3((unsigned)qblocks, (unsigned)slices));
+  return filter_launch<T, false, FILTER_TM>(d, f->metric, a, filter_grid(d, a, W, W));
 }
 
 template <class T> static int sample_typed(cuda_dev *d, const ml_knn_sample *sm) {
@@ -308,7 +260,13 @@ template <class T> static int sample_typed(cuda_dev *d, const ml_knn_sample *sm)
   int rc = low.get(d->index, (size_t)a.mt * FB * sizeof(T), "knn");
   if (rc) return rc;
   a.keys = low.as<T>();
-  rc = filter_launch<T, true, 8>(d, sm->metric, a, dim3((unsigned)((a.mt + FB - 1) / FB), 1));
+  bool tc = on_tensor_cores<T>(sm->tf32, a.d);
+  if constexpr (std::is_same<T, float>::value)
+    if (tc)
+      knn_filter_tc(d->stream, sm->metric, a, true,
+                    dim3((unsigned)((a.mt + FILTER_TC_SAMPLE_QUERIES - 1) / FILTER_TC_SAMPLE_QUERIES), 1));
+  rc = tc ? cuda_launched("knn")
+          : filter_launch<T, true, 8>(d, sm->metric, a, dim3((unsigned)((a.mt + FB - 1) / FB), 1));
   if (rc) return rc;
   knn_sample_rank<T><<<grid_for(a.mt * 32, 256, d), 256, 0, d->stream>>>(
       a.keys, a.mt, sm->kk, array_ptr<T>(sm->out));

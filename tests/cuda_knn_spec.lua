@@ -88,6 +88,10 @@ describe("cuda knn", function()
         local q, r = input({m, d}, dt), input({611, d}, dt)
         agree(q, r, 20, {}, "d = " .. d)
         agree(q, r, 1, {metric = "cosine"}, "cosine d = " .. d)
+        -- the filtered search past d = 64 too (FD coordinates a step), and
+        -- float32 filtered without split TF32
+        if d > 64 then agree(q, r, 7, {method = "filter", metric = "ip"}, "filter d = " .. d) end
+        if d == 16 then agree(q, r, 20, {tf32 = false}, "no TF32 d = " .. d) end
       end
       local x = input({m, 8}, dt)
       agree(x, x, 10, {exclude_self = true}, "exclude_self")

@@ -71,6 +71,7 @@ typedef struct {
   const ml_array *keys;    /* mt x c out */
   const ml_array *index;   /* mt x c int64 out */
   const ml_array *count;   /* mt int64, zeros in, the pairs found out */
+  int tf32;                /* the dot products may use split TF32 (below) */
 } ml_knn_filter;
 
 /* The sample pass that sets knn_filter's limits (knn_sample below). */
@@ -82,6 +83,7 @@ typedef struct {
   const ml_array *qaux, *raux;
   int64_t step, kk;        /* rows 0, step, 2 step, ...; kk <= BLOCKS / 2 */
   const ml_array *out;     /* mt out, dtype of queries */
+  int tf32;                /* as knn_filter's */
 } ml_knn_sample;
 
 /* The exact pass over a tile's candidate lists (knn_refine below). */
@@ -250,7 +252,12 @@ typedef struct ml_backend {
    * row holds fewer than k pairs (its dist and nearest are then any).
    *
    * knn_filter: for query row i and every reference row j, the fast key
-   * as knn_tile's (never TF32); each pair (key, j + 1) whose key is not
+   * as knn_tile's, except that with f->tf32 (set only for float32 where
+   * the backend has tf32) the dot product may be computed in split TF32
+   * instead: each input x as hi + lo, hi the TF32 nearest to x and lo
+   * the TF32 nearest to x - hi, a product as hi hi' + hi lo' + lo hi'
+   * (exact TF32 products, sums that may truncate; the core's bound covers
+   * it); each pair (key, j + 1) whose key is not
    * above limit[i] (so a NaN key or limit passes), and j + 1 != self[i],
    * adds 1 to count[i] and, while count[i] <= c, goes to row i of keys and
    * index at place count[i] - 1 (in any order of the references).

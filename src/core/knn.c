@@ -48,6 +48,14 @@
  * candidates (the wider bound needs a wider margin); the queries it leaves
  * unsettled go round again in full float32 with the tighter bound.
  *
+ * Split TF32 (the filtered pass on such a backend): x = hi + lo + t with
+ * hi, lo TF32 roundings to nearest of x and x - hi, so |x - hi| <= 2^-11
+ * |x| and |t| <= 2^-11 |x - hi|; hi hi' + hi lo' + lo hi' (exact
+ * products) misses lo lo' and the t terms, less than 3.01 2^-22 |x x'|:
+ * e = 2^-19. Its sums add 3d terms whose magnitudes total at most
+ * (1 + 2^-9) sum |q_i r_i|, which counting 4d terms instead of d covers:
+ *   bound = 2 (8d + 8) 2u M + 2 e P + (32d + 32) h N.
+ *
  * Completeness. knn_tile keeps the c smallest fast keys, so a reference
  * left out of the list has a fast key at least w, the largest in the list,
  * and an exact key at least w - bound. The k-th exact key in the list, x,
@@ -117,7 +125,7 @@ typedef struct {
 typedef struct {
   const ml_array *q, *qaux, *self, *bound;
   const ml_array *dist, *nearest, *ok;
-  int tf32; /* rank with TF32; bound is then TF32's */
+  int tf32; /* rank with TF32 (split TF32 when filtered); bound is then its */
 } batch;
 
 /* Tile sizes: mt queries against nt references, so that the mt x nt block
@@ -240,12 +248,12 @@ static int search_pass(const search *s, const batch *b, int64_t c) {
  * -ln(1 - k' / 128) 128 / (sample size), which keeps that many times step
  * pairs. */
 #define FILTER_MAX_D 64
-#define FILTER_TARGET 192
+#define FILTER_TARGET 96
 #define FILTER_ROOM 1024
 
 /* The sample's step into *step, or 0 for the general search: method's
  * choice, or by default the backend's where the filtered pass pays (d at
- * most FILTER_MAX_D, a sample of at most a quarter of the references). */
+ * most FILTER_MAX_D, a sample of at most half of the references). */
 static int filter_step(const search *s, int64_t d, int self,
                        ml_knn_method method, int64_t *step) {
   int64_t kk = s->k + self, most = ML_KNN_SAMPLE_BLOCKS / 2;
@@ -265,7 +273,7 @@ static int filter_step(const search *s, int64_t d, int self,
   if (method == ML_KNN_FILTER)
     *step = each > 1 ? each : 1;
   else if (method == ML_KNN_AUTO && can && s->be->knn_filter_first &&
-           d <= FILTER_MAX_D && each >= 4)
+           d <= FILTER_MAX_D && each >= 2)
     *step = each;
   return ML_OK;
 }
@@ -315,11 +323,12 @@ static int filter_tile(const search *s, const batch *b, filter_scratch *f,
   if (!rc) rc = rows(&v[COUNT], &f->count, 0, mi);
   if (!rc) rc = ml_fill("knn", &v[COUNT], ml_scalar_int(0));
   ml_knn_sample sm = {s->metric, &v[Q], s->refs, opt(&v[QAUX]), s->raux, step,
-                      s->k + (b->self != NULL), &v[MTH]};
+                      s->k + (b->self != NULL), &v[MTH], b->tf32};
   if (!rc) rc = s->be->knn_sample(&sm);
   if (!rc) rc = filter_limit(&v[LIMIT], &v[MTH], &v[BOUND], b->q->dtype);
   ml_knn_filter fl = {s->metric, &v[Q], s->refs, opt(&v[QAUX]), s->raux,
-                      opt(&v[SELF]), &v[LIMIT], &v[KEYS], &v[INDEX], &v[COUNT]};
+                      opt(&v[SELF]), &v[LIMIT], &v[KEYS], &v[INDEX], &v[COUNT],
+                      b->tf32};
   if (!rc) rc = s->be->knn_filter(&fl);
   ml_knn_refine r = {s->metric, &v[Q], s->refs, &v[KEYS], &v[INDEX],
                      &v[BOUND], 0, &v[DIST], &v[NEAR], &v[OK], &v[COUNT],
@@ -391,17 +400,23 @@ static int norm_range(const ml_array *rn, ml_knn_metric metric, double *rmax,
   return rc;
 }
 
+/* How the fast keys' dot products are computed: in the dtype, in TF32
+ * (knn_tile) or in split TF32 (knn_filter and knn_sample). */
+typedef enum { DOT_DTYPE, DOT_TF32, DOT_SPLIT_TF32 } dot_kind;
+
 /* The per-query error bound of the fast keys (float64, m), from the query
- * norms qn and the reference norms' range, for products in the dtype or
- * in TF32; see the comment at the top. */
+ * norms qn and the reference norms' range, for products computed as dot
+ * says; see the comment at the top. */
 static int error_bounds(ml_array *bound, ml_knn_metric metric,
                         const ml_array *qn, double rmax, double rmin, int64_t d,
-                        int tf32) {
+                        dot_kind dot) {
   int f32 = qn->dtype == ML_FLOAT32;
   double u = f32 ? 0x1p-24 : 0x1p-53, h = f32 ? FLT_MIN : DBL_MIN;
   double big = (f32 ? FLT_MAX : DBL_MAX) / 4;
-  double rel = 2 * (2 * (double)d + 8) * (tf32 ? 2 * u : u);
-  double tf = tf32 ? 2 * (0x1p-9 + 0x1p-20) : 0, abs = (8 * (double)d + 32) * h;
+  double terms = dot == DOT_SPLIT_TF32 ? 4 * (double)d : (double)d;
+  double rel = 2 * (2 * terms + 8) * (dot == DOT_DTYPE ? u : 2 * u);
+  double per = dot == DOT_TF32 ? 0x1p-9 + 0x1p-20 : dot == DOT_SPLIT_TF32 ? 0x1p-19 : 0;
+  double tf = 2 * per, abs = (8 * terms + 32) * h;
   ml_array q = {0}, s = {0}, sq = {0}, e = {0}, e2 = {0}, e3 = {0}, over = {0};
   int rc = ml_astype(&q, qn, ML_FLOAT64);
   if (!rc) rc = ml_binary_scalar(ML_ADD, &s, &q, ml_scalar_float(rmax), 0);
@@ -591,12 +606,13 @@ int ml_knn(ml_array *dist, ml_array *index, const ml_array *queries,
     int64_t step = 0;
     if (!rc)
       rc = filter_step(&s, d, opts->exclude_self != 0, opts->method, &step);
-    int tf32 = !step && opts->tf32 && t == ML_FLOAT32 && s.be->tf32;
+    int tf32 = opts->tf32 && t == ML_FLOAT32 && s.be->tf32;
+    dot_kind dot = !tf32 ? DOT_DTYPE : step ? DOT_SPLIT_TF32 : DOT_TF32;
     double rmax, rmin;
     if (!rc) rc = norm_range(&rn, s.metric, &rmax, &rmin);
-    if (!rc) rc = error_bounds(&bound, s.metric, &qn, rmax, rmin, d, 0);
+    if (!rc) rc = error_bounds(&bound, s.metric, &qn, rmax, rmin, d, DOT_DTYPE);
     if (!rc && tf32)
-      rc = error_bounds(&fast, s.metric, &qn, rmax, rmin, d, 1);
+      rc = error_bounds(&fast, s.metric, &qn, rmax, rmin, d, dot);
     if (!rc) rc = ml_array_empty(&ok, ML_UINT8, 1, &m, dev);
     if (!rc && opts->exclude_self) {
       rc = ml_array_empty(&self, ML_INT64, 1, &m, dev);
@@ -604,7 +620,7 @@ int ml_knn(ml_array *dist, ml_array *index, const ml_array *queries,
     }
     batch b = {&q, opt(&qaux), opt(&self), tf32 ? &fast : &bound, &rd, &ri,
                &ok, tf32};
-    int64_t c = 2 * k + (tf32 ? SLACK_TF32 : SLACK);
+    int64_t c = 2 * k + (dot == DOT_TF32 ? SLACK_TF32 : SLACK);
     if (!rc) rc = run(&s, &b, c < s.avail ? c : s.avail, &bound, step);
   }
   ml_array *tmp[] = {&q, &r, &qn, &rn, &qaux, &raux, &self, &bound, &fast,
