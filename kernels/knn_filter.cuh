@@ -50,13 +50,15 @@ template <class T, int W> __device__ void filter_queue_init(FilterQueue<T, W> &f
   __syncthreads();
 }
 
-/* Puts the pair (key, reference j) of the block's query u (its query
- * i0 + u) at place p of the queue, or straight into the list when the
- * queue is full. */
+/* Queues the pair (key, reference j) of the block's query u (its query
+ * i0 + u), unless that query is past the end or j is its self; a full
+ * queue sends it straight to the list. */
 template <class T, int W>
-__device__ __forceinline__ void filter_put(FilterQueue<T, W> &fq, const FilterArgs<T> &a,
-                                           int64_t i0, int u, int64_t j, T key, int p) {
+__device__ __forceinline__ void filter_keep(FilterQueue<T, W> &fq, const FilterArgs<T> &a,
+                                            int64_t i0, int u, int64_t j, T key) {
   const int64_t i = i0 + u;
+  if (i >= a.mt || (a.self && j + 1 == a.self[i])) return;
+  int p = atomicAdd(&fq.n, 1);
   if (p < QCAP) {
     fq.key[p] = key;
     fq.j[p] = j;
@@ -68,22 +70,6 @@ __device__ __forceinline__ void filter_put(FilterQueue<T, W> &fq, const FilterAr
       a.index[i * a.c + at] = j + 1;
     }
   }
-}
-
-/* Whether the pair of the block's query u and reference j joins the
- * lists: the query is not past the end, and j is not its self. */
-template <class T>
-__device__ __forceinline__ bool filter_wanted(const FilterArgs<T> &a, int64_t i0, int u,
-                                              int64_t j) {
-  const int64_t i = i0 + u;
-  return i < a.mt && !(a.self && j + 1 == a.self[i]);
-}
-
-/* Queues the pair (key, j) of the block's query u where wanted. */
-template <class T, int W>
-__device__ __forceinline__ void filter_keep(FilterQueue<T, W> &fq, const FilterArgs<T> &a,
-                                            int64_t i0, int u, int64_t j, T key) {
-  if (filter_wanted(a, i0, u, j)) filter_put(fq, a, i0, u, j, key, atomicAdd(&fq.n, 1));
 }
 
 /* Writes the queued pairs to their queries' lists and empties the queue:
