@@ -108,6 +108,10 @@ describe("cuda knn", function()
       local q = ml.randint(-20, 21, {40, 8}, {device = "cpu"}):astype(dt) * ulp + center
       local r = ml.randint(-20, 21, {700, 8}, {device = "cpu"}):astype(dt) * ulp + center
       for _, metric in ipairs(metrics) do agree(q, r, 4, {metric = metric}, "cancelling " .. metric) end
+      -- the filter on tensor cores sums the Euclidean key in its accumulator
+      for _, metric in ipairs({"euclidean", "sqeuclidean"}) do
+        agree(q, r, 4, {metric = metric, method = "filter"}, "cancelling filtered " .. metric)
+      end
       agree(r, r, 3, {exclude_self = true}, "cancelling exclude_self")
       -- past d = 64 float32 ranks with TF32 first, whose wider bound
       -- leaves most of these to the float32 retry

@@ -254,10 +254,11 @@ typedef struct ml_backend {
    * knn_filter: for query row i and every reference row j, the fast key
    * as knn_tile's, except that with f->tf32 (set only for float32 where
    * the backend has tf32) the dot product may be computed in split TF32
-   * instead: each input x as hi + lo, hi the TF32 nearest to x and lo
-   * the TF32 nearest to x - hi, a product as hi hi' + hi lo' + lo hi'
-   * (exact TF32 products, sums that may truncate; the core's bound covers
-   * it); each pair (key, j + 1) whose key is not
+   * instead: each input x as hi + lo, hi x truncated to TF32 and lo
+   * x - hi truncated to TF32, a product as hi hi' + hi lo' + lo hi'
+   * (exact TF32 products, sums that may truncate), and the Euclidean key
+   * as -2 (q.r - |q|^2 / 2 - |r|^2 / 2) summed in any order (the core's
+   * bound covers both); each pair (key, j + 1) whose key is not
    * above limit[i] (so a NaN key or limit passes), and j + 1 != self[i],
    * adds 1 to count[i] and, while count[i] <= c, goes to row i of keys and
    * index at place count[i] - 1 (in any order of the references).

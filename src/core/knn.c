@@ -49,12 +49,17 @@
  * unsettled go round again in full float32 with the tighter bound.
  *
  * Split TF32 (the filtered pass on such a backend): x = hi + lo + t with
- * hi, lo TF32 roundings to nearest of x and x - hi, so |x - hi| <= 2^-11
- * |x| and |t| <= 2^-11 |x - hi|; hi hi' + hi lo' + lo hi' (exact
- * products) misses lo lo' and the t terms, less than 3.01 2^-22 |x x'|:
- * e = 2^-19. Its sums add 3d terms whose magnitudes total at most
- * (1 + 2^-9) sum |q_i r_i|, which counting 4d terms instead of d covers:
+ * hi, lo the truncations to TF32 of x and x - hi, so |x - hi| < 2^-10 |x|
+ * and |t| < 2^-10 |x - hi|; hi hi' + hi lo' + lo hi' (exact products)
+ * misses lo lo', hi t', t hi' and three smaller terms, less than
+ * 3.01 2^-20 |x x'|: e = 2^-18. Its sums add 3d terms whose magnitudes
+ * total at most (1 + 2^-9) sum |q_i r_i|, which counting 4d terms
+ * instead of d covers:
  *   bound = 2 (8d + 8) 2u M + 2 e P + (32d + 32) h N.
+ * The tensor cores may also sum the Euclidean key itself, as
+ * -2 (q.r - |q|^2 / 2 - |r|^2 / 2): 3d + 1 terms of total magnitude at
+ * most M / 2 (to first order), so with the norms' errors the key errs by
+ * at most about (7d + 6) u M, well inside the bound's first term.
  *
  * Completeness. knn_tile keeps the c smallest fast keys, so a reference
  * left out of the list has a fast key at least w, the largest in the list,
@@ -415,7 +420,7 @@ static int error_bounds(ml_array *bound, ml_knn_metric metric,
   double big = (f32 ? FLT_MAX : DBL_MAX) / 4;
   double terms = dot == DOT_SPLIT_TF32 ? 4 * (double)d : (double)d;
   double rel = 2 * (2 * terms + 8) * (dot == DOT_DTYPE ? u : 2 * u);
-  double per = dot == DOT_TF32 ? 0x1p-9 + 0x1p-20 : dot == DOT_SPLIT_TF32 ? 0x1p-19 : 0;
+  double per = dot == DOT_TF32 ? 0x1p-9 + 0x1p-20 : dot == DOT_SPLIT_TF32 ? 0x1p-18 : 0;
   double tf = 2 * per, abs = (8 * terms + 32) * h;
   ml_array q = {0}, s = {0}, sq = {0}, e = {0}, e2 = {0}, e3 = {0}, over = {0};
   int rc = ml_astype(&q, qn, ML_FLOAT64);
