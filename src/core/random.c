@@ -136,10 +136,11 @@ int ml_randperm(ml_array *out, ml_dtype t, int64_t n, ml_device device) {
                    (long long)n);
   for (int64_t i = 0; i < n; i++) p[i] = i + 1;
   ml_philox4 b = {{0, 0, 0, 0}};
+  ml_philox_keys keys = ml_philox_seed_keys(state_seed);
   for (int64_t i = n - 1; i >= 1; i--) {
     int k = (int)(i % 2); /* block i/2 serves i = 2m + 1, then 2m */
     if (k == 1 || i == n - 1)
-      b = ml_philox_block(state_seed, state_offset + (uint64_t)(i / 2));
+      b = ml_philox_block(&keys, state_offset + (uint64_t)(i / 2));
     uint64_t v = ml_philox_u64(b.w[2 * k], b.w[2 * k + 1]);
     int64_t j = (int64_t)(v % (uint64_t)(i + 1)), tmp = p[i];
     p[i] = p[j];

@@ -10,7 +10,8 @@
 typedef struct {
   ml_randkind kind;
   ml_dtype dtype;
-  uint64_t seed, offset;
+  ml_philox_keys keys;
+  uint64_t offset;
   double p1, p2;
   void *data;
   int64_t n;
@@ -22,7 +23,7 @@ static void fill_float32(const fill_job *j, int64_t b0, int64_t b1) {
   float a = (float)j->p1, b = (float)j->p2;
   int standard = a == 0 && b == 1;
   for (int64_t blk = b0; blk < b1; blk++) {
-    ml_philox4 w = ml_philox_block(j->seed, j->offset + (uint64_t)blk);
+    ml_philox4 w = ml_philox_block(&j->keys, j->offset + (uint64_t)blk);
     float v[4];
     if (j->kind == ML_RAND_UNIFORM) {
       for (int k = 0; k < 4; k++)
@@ -45,7 +46,7 @@ static void fill_pairs(const fill_job *j, int64_t b0, int64_t b1) {
   uint64_t range = is_int ? (uint64_t)((int64_t)j->p2 - low) : 1;
   int standard = j->p1 == 0 && j->p2 == 1;
   for (int64_t blk = b0; blk < b1; blk++) {
-    ml_philox4 w = ml_philox_block(j->seed, j->offset + (uint64_t)blk);
+    ml_philox4 w = ml_philox_block(&j->keys, j->offset + (uint64_t)blk);
     double d[2];
     int64_t r[2];
     if (j->kind == ML_RAND_UNIFORM) {
@@ -85,8 +86,8 @@ int cpu_random(ml_randkind kind, const ml_array *out, uint64_t seed,
     return ml_fail(ML_EINVAL,
                    "random: dtype %s does not suit this distribution",
                    ml_dtype_name(out->dtype));
-  fill_job j = {kind, out->dtype, seed, offset, p1, p2, ml_array_data(out),
-                ml_array_numel(out)};
+  fill_job j = {kind, out->dtype, ml_philox_seed_keys(seed), offset, p1, p2,
+                ml_array_data(out), ml_array_numel(out)};
   int per_block = out->dtype == ML_FLOAT32 ? 4 : 2;
   int64_t nblocks = (j.n + per_block - 1) / per_block;
   cpu_split(cpu_threads_for(j.n, CPU_PARALLEL_MIN), nblocks, fill_blocks, &j);
