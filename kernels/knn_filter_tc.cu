@@ -18,9 +18,8 @@
  * both k-halves of its fragment, hi and lo. The filter (WQ = 4) queues
  * the pairs under the limit as knn_filter.cu's kernel does, and reads the
  * next references while the tensor cores work; the sample (WQ = 2, 128
- * references a step)
- * keeps each lane's minima per reference column, the column being the
- * block of ML_KNN_SAMPLE_BLOCKS. */
+ * references a step) keeps each lane's smallest keys per reference
+ * column, the column being the block of ML_KNN_SAMPLE_BLOCKS. */
 #include "knn_filter.cuh"
 
 /* A tile row: for k-step s (8 coordinates) and t < 4, the 4 floats
@@ -119,8 +118,9 @@ __device__ __forceinline__ void query_frag(Frag &f0, Frag &f1, const float *x, i
  * Euclidean accumulator starts at -(|q|^2 + |r|^2) / 2 and adds q.r, so the
  * tensor cores do the key's sum (core/knn.c's bound covers that order);
  * the inner product's is q.r; the cosine's epilogue sets v = -(its key).
- * A key passes a limit L where !(key > L), that is !(v < L / KEY_SCALE),
- * the division exact. */
+ * A key passes a limit L where !(key > L), that is !(v < L / SCALE) with
+ * the quotient (L times -1/2 or -1) rounded up: it is inexact only for a
+ * subnormal L, and rounded up the two tests agree for every float v. */
 template <ml_knn_metric M> struct TcKey {
   static constexpr float SCALE = M == ML_KNN_EUCLIDEAN ? -2.f : -1.f;
   /* a query's or a reference's term as the kernel keeps it */
@@ -150,7 +150,7 @@ __global__ void __launch_bounds__(FILTER_THREADS, 2) knn_filter_tc_kernel(Filter
   for (int u = 0; u < 4; u++) {
     const int64_t i = i0 + wq + 8 * u + g;
     qa[u] = i < a.mt && M != ML_KNN_IP ? K::term(a.qaux[i]) : 0.f;
-    thr[u] = i < a.mt && !SAMPLE ? a.limit[i] / K::SCALE : 0.f;
+    thr[u] = i < a.mt && !SAMPLE ? __fmul_ru(a.limit[i], 1.f / K::SCALE) : 0.f;
     if (SAMPLE)
 #pragma unroll
       for (int v = 0; v < 8; v++) high[u][v] = -INFINITY;
