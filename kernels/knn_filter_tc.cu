@@ -114,7 +114,7 @@ __device__ __forceinline__ void query_frag(Frag &f0, Frag &f1, const float *x, i
     }
 }
 
-/* The accumulator v of a pair and its fast key: key = KEY_SCALE v. The
+/* The accumulator v of a pair and its fast key: key = SCALE v. The
  * Euclidean accumulator starts at -(|q|^2 + |r|^2) / 2 and adds q.r, so the
  * tensor cores do the key's sum (core/knn.c's bound covers that order);
  * the inner product's is q.r; the cosine's epilogue sets v = -(its key).
