@@ -3,12 +3,17 @@ local ml = require "moonlab"
 
 local M = {}
 
--- Median wall time of fn over `repeats` calls after one warm-up call; call
--- r gets the argument set sets[(r - 1) % #sets + 1]. The device is
--- synchronised around each call, so queued GPU work is counted.
-function M.median_time(fn, sets, repeats)
-  fn(table.unpack(sets[1]))
-  ml.synchronize()
+-- Median wall time of fn over `repeats` calls after a warm-up: one call, or
+-- calls for `warm_seconds` (the GEMM rows, whose rate follows the GPU's
+-- clock: both sides warm it to the same steady state). Call r gets the
+-- argument set sets[(r - 1) % #sets + 1]. The device is synchronised
+-- around each call, so queued GPU work is counted.
+function M.median_time(fn, sets, repeats, warm_seconds)
+  local t_end = ml.clock() + (warm_seconds or 0)
+  repeat
+    fn(table.unpack(sets[1]))
+    ml.synchronize()
+  until ml.clock() >= t_end
   local times = {}
   for r = 1, repeats do
     local args = sets[(r - 1) % #sets + 1]
