@@ -35,6 +35,10 @@ typedef struct cuda_dev {
    * host mirror. */
   unsigned long long *flag, *flag_host;
   void *blas; /* cublasHandle_t, made on the first gemm */
+  /* Small elementwise operations queued on the host (elementwise_batch.cuh)
+   * and how many: they reach the stream as one launch. */
+  struct cuda_batch *batch;
+  int queued;
 } cuda_dev;
 
 #define CUDA_STAGE_BYTES ((size_t)8 << 20)
@@ -42,8 +46,21 @@ typedef struct cuda_dev {
 /* Devices of this machine (set once by cuda_backend_init). */
 extern int cuda_ndevices;
 
-/* Makes device i current and returns its state, set up on first use. */
+/* Makes device i current and returns its state, set up on first use.
+ * Every entry but the elementwise ones calls it before it queues work, and
+ * it first launches the operations that wait in any device's batch, which
+ * keeps the order of work as the host issued it. */
 int cuda_enter(int device, cuda_dev **out);
+
+/* cuda_enter without launching the batches: for the elementwise entries,
+ * which add to the batch (or launch it before they queue work). */
+int cuda_enter_batching(int device, cuda_dev **out);
+
+/* Launches the operations waiting in d's batch (d current), if any. */
+int cuda_batch_launch(cuda_dev *d);
+
+/* The number of devices whose batch holds operations. */
+extern int cuda_batched_devices;
 
 /* The caching allocator's setup for n devices (alloc.cu). */
 int cuda_pools_init(int n);
@@ -429,16 +446,21 @@ template <int V, class M> __global__ void map_flat(int64_t n, M m) {
   if (V > 1 && tid < n - nv * V) m.one(nv * V + tid);
 }
 
+/* Whether every operand of `it` is contiguous (the output) or contiguous
+ * or a single element (the inputs): map_flat's case. */
+template <int N> static bool iter_all_flat(const Iter<N> &it) {
+  bool flat = iter_flat(it, 0, 1);
+  for (int j = 1; j < N && flat; j++) flat = iter_flat(it, j, 1) || iter_flat(it, j, 0);
+  return flat;
+}
+
 /* Runs map m over the iteration it of n elements (out is operand 0). */
 template <class M>
 static int map_launch(cuda_dev *d, const Iter<M::N> &it, int64_t n, const M &m,
                       const char *op) {
   if (n <= 0) return ML_OK;
   const int threads = 256;
-  bool flat = iter_flat(it, 0, 1);
-  for (int j = 1; j < M::N && flat; j++)
-    flat = iter_flat(it, j, 1) || iter_flat(it, j, 0);
-  if (flat) {
+  if (iter_all_flat<M::N>(it)) {
     constexpr int V = 16 / M::size;
     if (V > 1 && m.aligned(V))
       return launch_kernel<map_flat<V, M>>(d, grid_for(n / V + 1, threads, d), threads, op, n, m);

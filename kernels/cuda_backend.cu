@@ -2,7 +2,9 @@
  *
  * Each device gets one stream (created with the device's state on first
  * use) on which every entry queues its work asynchronously; only
- * downloads, reads of values and synchronize wait for it. The current
+ * downloads, reads of values and synchronize wait for it. Small
+ * elementwise operations wait on the host in a batch until another entry
+ * (cuda_enter) or a full batch launches them. The current
  * device is remembered so that a run of work on one device calls
  * cudaSetDevice once. */
 #include <stdio.h>
@@ -12,6 +14,7 @@
 #include "common.cuh"
 
 int cuda_ndevices;
+int cuda_batched_devices;
 PFN_cuLaunchKernel_v4000 cuda_driver_launch;
 static PFN_cuGetErrorString_v6000 driver_error_string;
 
@@ -63,7 +66,7 @@ static int device_setup(cuda_dev *d, int index) {
   return ML_OK;
 }
 
-int cuda_enter(int device, cuda_dev **out) {
+int cuda_enter_batching(int device, cuda_dev **out) {
   cuda_dev *d = &devices[device];
   if (device != current) {
     int rc = cuda_check(cudaSetDevice(device), "selecting the device");
@@ -76,6 +79,16 @@ int cuda_enter(int device, cuda_dev **out) {
   }
   *out = d;
   return ML_OK;
+}
+
+int cuda_enter(int device, cuda_dev **out) {
+  for (int i = 0; cuda_batched_devices > 0 && i < cuda_ndevices; i++) {
+    cuda_dev *d;
+    int rc = devices[i].queued ? cuda_enter_batching(i, &d) : ML_OK;
+    if (!rc && devices[i].queued) rc = cuda_batch_launch(d);
+    if (rc) return rc;
+  }
+  return cuda_enter_batching(device, out);
 }
 
 extern "C" int cuda_synchronize(int device) {

@@ -13,10 +13,13 @@
  * which keeps the two within an ulp or so; other float32 math uses CUDA's
  * float functions (within 2 ulp of libm's). Only add, sub, mul and div get
  * one kernel per operation; the others share a kernel per dtype and switch
- * on the operation, a uniform branch next to the memory traffic. */
+ * on the operation, a uniform branch next to the memory traffic.
+ * Operations on at most 1024 contiguous elements are not launched one by
+ * one: they go through the batch of elementwise_batch.cuh. */
 #include <type_traits>
 
 #include "common.cuh"
+#include "elementwise_batch.cuh"
 #include "../src/core/scalar_math.h"
 
 /* 1 / (1 + exp(-x)) from exp(-|x|), as the CPU computes it. */
@@ -173,7 +176,7 @@ static int run_unary(cuda_dev *d, const ml_array *out, const ml_array *a, F f) {
   m.o = array_ptr<O>(out);
   m.a = in_array<T>(a, iter_step(it, 1));
   m.f = f;
-  return map_launch(d, it, ml_array_numel(out), m, "unary");
+  return map_queue(d, it, ml_array_numel(out), m, "unary");
 }
 
 template <class T>
@@ -191,7 +194,7 @@ extern "C" int cuda_unary(ml_unop op, const ml_array *out, const ml_array *a) {
     return ml_fail(ML_EINVAL, "cuda: unary op %d needs a float operand, not %s",
                    (int)op, ml_dtype_name(a->dtype));
   cuda_dev *d;
-  int rc = cuda_enter(array_device(out), &d);
+  int rc = cuda_enter_batching(array_device(out), &d);
   if (rc) return rc;
   switch (a->dtype) {
     case ML_UINT8: return unary_typed<uint8_t>(d, op, out, a);
@@ -217,7 +220,7 @@ static int run_binary(cuda_dev *d, const ml_array *out, const ml_array *a,
   m.a = x == &slot ? in_value<T>(*value) : in_array<T>(x, iter_step(it, 1));
   m.b = y == &slot ? in_value<T>(*value) : in_array<T>(y, iter_step(it, 2));
   m.f = f;
-  return map_launch(d, it, ml_array_numel(out), m, "binary");
+  return map_queue(d, it, ml_array_numel(out), m, "binary");
 }
 
 template <class T>
@@ -259,7 +262,7 @@ static int binary_dispatch(cuda_dev *d, ml_binop op, const ml_array *out, const 
 static int binary_any(ml_binop op, const ml_array *out, const ml_array *a, const ml_array *b,
                       const ml_scalar *s, int reversed) {
   cuda_dev *d;
-  int rc = cuda_enter(array_device(out), &d);
+  int rc = cuda_enter_batching(array_device(out), &d);
   if (rc) return rc;
   switch (a->dtype) {
     case ML_UINT8: return binary_dispatch<uint8_t>(d, op, out, a, b, s, reversed);
@@ -291,13 +294,13 @@ static int where_sized(cuda_dev *d, const ml_array *out, const ml_array *cond,
   m.a = in_array<uint8_t>(cond, iter_step(it, 1));
   m.b = in_array<U>(a, iter_step(it, 2));
   m.c = in_array<U>(b, iter_step(it, 3));
-  return map_launch(d, it, ml_array_numel(out), m, "where");
+  return map_queue(d, it, ml_array_numel(out), m, "where");
 }
 
 extern "C" int cuda_where(const ml_array *out, const ml_array *cond, const ml_array *a,
                           const ml_array *b) {
   cuda_dev *d;
-  int rc = cuda_enter(array_device(out), &d);
+  int rc = cuda_enter_batching(array_device(out), &d);
   if (rc) return rc;
   switch (ml_dtype_size(out->dtype)) {
     case 1: return where_sized<uint8_t>(d, out, cond, a, b);

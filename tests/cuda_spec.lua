@@ -219,6 +219,91 @@ describe("cuda elementwise", function()
   end)
 end)
 
+describe("cuda elementwise batch", function()
+  -- Small contiguous operations wait in a batch on the host and run as one
+  -- launch (kernels/elementwise_batch.cuh): the results must be those of
+  -- the stream, whatever comes between them.
+  it("chains dependent operations across many batches", function()
+    for _, dt in ipairs({"float32", "float64", "int32"}) do
+      local c, g = pair({257}, dt)
+      local c1, g1 = pair({257}, dt)
+      for i = 1, 100 do
+        c = (c + c1) * 3 - i
+        g = (g + g1) * 3 - i
+        if dt ~= "int32" then
+          c, g = c / 2, g / 2
+        end
+      end
+      same(g, c, "chain " .. dt, 1e-15, 0)
+    end
+  end)
+
+  it("mixes every kind of operation with launched work between them", function()
+    local c, g = pair({3, 5, 7}, "float64")
+    local cb, gb = pair({5, 1}, "float64")
+    local cw = ml.zeros(3, 5, 7, {device = "cpu"})
+    local gw = ml.zeros(3, 5, 7, {device = GPU})
+    for i = 1, 40 do
+      local cm, gm = ml.gt(c, cb), ml.gt(g, gb)           -- broadcast compare
+      cw = ml.where(cm, c:abs():sqrt() - i, -cw)          -- unary, scalar, where
+      gw = ml.where(gm, g:abs():sqrt() - i, -gw)
+      c, g = c * 0.5 + cw:narrow(1, 1, 1), g * 0.5 + gw:narrow(1, 1, 1)
+      if i % 7 == 0 then                                  -- launched, not batched
+        same(g:sum(2), c:sum(2), "sum after step " .. i, 1e-12, 1e-300)
+      end
+      if i % 11 == 0 then c:narrow(3, 2, 3):fill(i); g:narrow(3, 2, 3):fill(i) end
+    end
+    same(gw, cw, "where chain", 1e-12, 1e-300)
+    same(g, c, "operand chain", 1e-12, 1e-300)
+  end)
+
+  it("keeps results when temporaries are collected and the cache emptied", function()
+    local c, g = pair({1001}, "float32")
+    local cacc, gacc = c:clone(), g:clone()
+    for i = 1, 50 do
+      do local _ = g * i + 1 end                          -- garbage while queued
+      gacc = gacc + g * (i % 3)
+      cacc = cacc + c * (i % 3)
+      if i % 10 == 0 then
+        collectgarbage()
+        ml.cuda.empty_cache()
+      end
+    end
+    same(gacc, cacc, "accumulated")
+  end)
+
+  it("hands elements between threads from one operation to the next", function()
+    -- uint8 results take 16 elements a thread, float64 ones 2, views that
+    -- start off 16 bytes one; a one-element array is read by every thread.
+    local c, g = pair({1000}, "float64")
+    local one_c, one_g = ml.array({0.25}, {device = "cpu"}), ml.array({0.25}, {device = GPU})
+    for i = 1, 40 do
+      local cm, gm = ml.gt(c, one_c * i), ml.gt(g, one_g * i)
+      local cu, gu = cm + cm, gm + gm                     -- uint8, 16 a thread
+      c = ml.where(cu, c - one_c, c + 1.5)
+      g = ml.where(gu, g - one_g, g + 1.5)
+      local cs, gs = c:narrow(1, 2, 999) * 0.5, g:narrow(1, 2, 999) * 0.5
+      c = c * 0.75 + ml.sum(cs) * 0                       -- launched reduction between
+      g = g * 0.75 + ml.sum(gs) * 0
+      c:narrow(1, 2, 999):copy(cs - c:narrow(1, 1, 999) * 0.5)
+      g:narrow(1, 2, 999):copy(gs - g:narrow(1, 1, 999) * 0.5)
+    end
+    same(g, c, "threads' hand-over", 1e-15, 0)
+  end)
+
+  it("copies into the arrays of earlier operations", function()
+    local c, g = pair({64}, "float64")
+    local cv, gv = c:narrow(1, 1, 32), g:narrow(1, 1, 32)
+    for i = 1, 70 do
+      cv:copy(cv * 2 + c:narrow(1, 33, 32))
+      gv:copy(gv * 2 + g:narrow(1, 33, 32))
+      c:narrow(1, 33, 32):copy(c:narrow(1, 33, 32) - i)
+      g:narrow(1, 33, 32):copy(g:narrow(1, 33, 32) - i)
+    end
+    same(g, c, "in place", 1e-15, 0)
+  end)
+end)
+
 describe("cuda reductions", function()
   local red_shapes = {{1}, {7}, {257}, {7, 31}, {31, 7}, {1, 257}, {257, 1}, {2, 3, 127},
                       {3, 100003}, {100003, 3}}
@@ -534,6 +619,23 @@ describe("cuda random numbers", function()
         local g2 = ml.normal(3, 0.5, s, {dtype = dt, device = GPU})
         same(g, c, "randn " .. dt .. " " .. shape_name(s), rt, rt)
         same(g2, c2, "normal " .. dt .. " " .. shape_name(s), rt, rt)
+      end
+    end
+  end)
+
+  it("draws across a multiple of 2^32 blocks and across the counter's wrap", function()
+    -- offsets a few blocks before 2^32, 3 * 2^32 and 2^64 (-2 as a Lua integer)
+    for _, offset in ipairs({(1 << 32) - 3, (3 << 32) - 1, -2}) do
+      for _, dt in ipairs(floats) do
+        local rt = dt == "float32" and 1e-6 or 1e-12
+        for _, draw in ipairs({{"rand", ml.rand, 0}, {"randn", ml.randn, rt}}) do
+          local state = {seed = 31, offset = offset}
+          ml.set_rng_state(state)
+          local c = draw[2](1001, {dtype = dt, device = "cpu"})
+          ml.set_rng_state(state)
+          local g = draw[2](1001, {dtype = dt, device = GPU})
+          same(g, c, draw[1] .. " " .. dt .. " at offset " .. offset, draw[3], draw[3])
+        end
       end
     end
   end)
