@@ -1,5 +1,5 @@
 /* Small elementwise operations launched together. A kernel launch costs
- * the host 2-3 us in the driver, far more than the GPU takes for a few
+ * the host 2-3 us in the driver, far more than the GPU takes for a
  * thousand elements, so an operation on at most BATCH_MAX_ELEMENTS
  * contiguous elements is not launched: its map goes into the device's
  * batch on the host, and the batch is launched as one kernel when it is
