@@ -83,9 +83,10 @@ int cuda_enter_batching(int device, cuda_dev **out) {
 
 int cuda_enter(int device, cuda_dev **out) {
   for (int i = 0; cuda_batched_devices > 0 && i < cuda_ndevices; i++) {
+    if (!devices[i].queued) continue;
     cuda_dev *d;
-    int rc = devices[i].queued ? cuda_enter_batching(i, &d) : ML_OK;
-    if (!rc && devices[i].queued) rc = cuda_batch_launch(d);
+    int rc = cuda_enter_batching(i, &d);
+    if (!rc) rc = cuda_batch_launch(d);
     if (rc) return rc;
   }
   return cuda_enter_batching(device, out);
