@@ -11,10 +11,6 @@
 
 #include "common.cuh"
 
-extern "C" {
-#include "../src/core/copy.h"
-}
-
 #define NO_BAD_INDEX 0xFFFFFFFFFFFFFFFFull
 
 /* f(offsets, i) for every element i (C order) of the iteration. Shapes:
@@ -51,11 +47,18 @@ static int flag_report(cuda_dev *d, const char *op, const ml_array *index, int d
                       op);
   if (!rc) rc = cuda_check(cudaStreamSynchronize(d->stream), op);
   if (rc || *d->flag_host == NO_BAD_INDEX) return rc;
-  ml_scalar v;
-  rc = ml_read_element(index, (int64_t)*d->flag_host, &v);
+  int64_t at = index->offset, rest = (int64_t)*d->flag_host;
+  for (int k = index->ndim - 1; k >= 0; k--) {
+    at += rest % index->shape[k] * index->strides[k];
+    rest /= index->shape[k];
+  }
+  int64_t bad;
+  rc = cuda_check(cudaMemcpy(&bad, (const int64_t *)index->storage->data + at, sizeof bad,
+                             cudaMemcpyDeviceToHost),
+                  op);
   if (rc) return rc;
   return ml_fail(ML_EINVAL, "%s: index %lld is out of bounds for dimension %d with size %lld",
-                 op, (long long)v.i, dim + 1, (long long)size);
+                 op, (long long)bad, dim + 1, (long long)size);
 }
 
 /* ---- index_select and gather ---- */

@@ -62,12 +62,7 @@ int ml_astype(ml_array *out, const ml_array *a, ml_dtype t) {
   rc = ml_array_empty_like(&r, a, t);
   if (rc) return rc;
   rc = be->copy(&r, a);
-  if (rc) {
-    ml_array_release(&r);
-    return rc;
-  }
-  ml_array_move(out, &r);
-  return ML_OK;
+  return ml_array_commit(out, &r, rc);
 }
 
 int ml_clone(ml_array *out, const ml_array *a) { return ml_astype(out, a, a->dtype); }
@@ -95,12 +90,7 @@ int ml_full(ml_array *out, ml_dtype t, int ndim, const int64_t *shape,
   int rc = ml_array_empty(&r, t, ndim, shape, device);
   if (rc) return rc;
   rc = ml_fill("full", &r, v);
-  if (rc) {
-    ml_array_release(&r);
-    return rc;
-  }
-  ml_array_move(out, &r);
-  return ML_OK;
+  return ml_array_commit(out, &r, rc);
 }
 
 int ml_from_host(ml_array *out, ml_dtype t, int ndim, const int64_t *shape,
@@ -112,12 +102,7 @@ int ml_from_host(ml_array *out, ml_dtype t, int ndim, const int64_t *shape,
   rc = ml_array_empty(&r, t, ndim, shape, device);
   if (rc) return rc;
   rc = be->upload(&r, host);
-  if (rc) {
-    ml_array_release(&r);
-    return rc;
-  }
-  ml_array_move(out, &r);
-  return ML_OK;
+  return ml_array_commit(out, &r, rc);
 }
 
 int ml_to_device(ml_array *out, const ml_array *a, ml_device device) {

@@ -54,8 +54,8 @@ static int same_shape(const ml_array *a, int ndim, const int64_t *shape) {
 
 /* Makes operand a ready for the backend: of dtype t, broadcast to shape.
  * *use is a itself when it already is, else a converted copy or a view
- * held in *tmp. tmp need not be initialised: it is written only when it
- * is used, which release_operand() then tells from *use. */
+ * held in *tmp, which starts empty and is written only when it is used
+ * (release_operand() tells that from *use). */
 static int prepare(const char *op, const ml_array *a, ml_dtype t, int ndim,
                    const int64_t *shape, ml_array *tmp, const ml_array **use) {
   int rc = ML_OK;
@@ -65,7 +65,6 @@ static int prepare(const char *op, const ml_array *a, ml_dtype t, int ndim,
     *use = tmp;
   }
   if (!same_shape(*use, ndim, shape)) {
-    if (*use == a) memset(tmp, 0, sizeof *tmp);
     rc = ml_view_expand(op, tmp, *use, ndim, shape);
     if (!rc) *use = tmp;
   }
@@ -86,22 +85,16 @@ static ml_array *result_slot(ml_array *out, ml_array *r) {
 }
 
 static int finish(int rc, ml_array *out, ml_array *res) {
-  if (rc) {
-    if (res->storage) ml_array_release(res);
-    return rc;
-  }
-  if (res != out) {
-    ml_array_release(out);
-    ml_array_move(out, res);
-  }
-  return ML_OK;
+  if (res != out) return ml_array_commit(out, res, rc);
+  if (rc) ml_array_release(res);
+  return rc;
 }
 
 int ml_unary(ml_unop op, ml_array *out, const ml_array *a) {
   const ml_backend *be;
   int rc = ml_backend_get(ml_array_device(a), &be);
   if (rc) return rc;
-  ml_array conv, r, *res = result_slot(out, &r);
+  ml_array conv = {0}, r = {0}, *res = result_slot(out, &r);
   const ml_array *x;
   rc = prepare(unop_names[op], a, unary_compute(op, a->dtype), a->ndim,
                a->shape, &conv, &x);
@@ -123,7 +116,7 @@ int ml_binary(ml_binop op, ml_array *out, const ml_array *a,
   if (!rc) rc = ml_backend_get(ml_array_device(a), &be);
   if (rc) return rc;
   ml_dtype t = binary_compute(op, ml_dtype_promote(a->dtype, b->dtype));
-  ml_array ta, tb, r, *res = result_slot(out, &r);
+  ml_array ta = {0}, tb = {0}, r = {0}, *res = result_slot(out, &r);
   const ml_array *x = a, *y = b;
   rc = prepare(name, a, t, ndim, shape, &ta, &x);
   if (!rc) rc = prepare(name, b, t, ndim, shape, &tb, &y);
@@ -154,7 +147,7 @@ int ml_binary_scalar(ml_binop op, ml_array *out, const ml_array *a,
   const ml_backend *be;
   int rc = ml_backend_get(ml_array_device(a), &be);
   if (rc) return rc;
-  ml_array conv, r, *res = result_slot(out, &r);
+  ml_array conv = {0}, r = {0}, *res = result_slot(out, &r);
   const ml_array *x;
   rc = prepare(name, a, t, a->ndim, a->shape, &conv, &x);
   if (!rc) rc = ml_array_empty_like(res, a, is_comparison(op) ? ML_UINT8 : t);
@@ -181,7 +174,7 @@ int ml_where(ml_array *out, const ml_array *cond, const ml_array *a,
   const ml_backend *be;
   if ((rc = ml_backend_get(ml_array_device(a), &be))) return rc;
   ml_dtype t = ml_dtype_promote(a->dtype, b->dtype);
-  ml_array nz = {0}, tc, ta, tb, r, *res = result_slot(out, &r);
+  ml_array nz = {0}, tc = {0}, ta = {0}, tb = {0}, r = {0}, *res = result_slot(out, &r);
   const ml_array *c = cond, *x = a, *y = b;
   if (cond->dtype != ML_UINT8) { /* nonzero is true: not a conversion */
     rc = ml_binary_scalar(ML_NE, &nz, cond, ml_scalar_int(0), 0);

@@ -209,10 +209,7 @@ int ml_masked_fill(ml_array *out, const ml_array *a, const ml_array *mask,
   int rc = ml_full(&v, a->dtype, 0, NULL, ml_array_device(a), value);
   if (!rc) rc = blend(op, a, mask, &v, &r);
   ml_array_release(&v);
-  if (rc) return rc;
-  ml_array_release(out);
-  ml_array_move(out, &r);
-  return ML_OK;
+  return ml_array_commit(out, &r, rc);
 }
 
 /* r: a contiguous copy of dst whose elements under the mask m (dst's

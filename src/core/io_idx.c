@@ -154,10 +154,5 @@ int ml_load_idx(ml_array *out, const char *path) {
   if (!rc) rc = ml_array_empty(&r, t, ndim, shape, ml_cpu());
   if (!rc) rc = read_data(f, path, code, nbytes, &r);
   gzclose(f);
-  if (rc) {
-    ml_array_release(&r);
-    return rc;
-  }
-  ml_array_move(out, &r);
-  return ML_OK;
+  return ml_array_commit(out, &r, rc);
 }

@@ -206,10 +206,7 @@ static int read_data(FILE *f, const npy_header *h, ml_array *out) {
   }
   if (h->swap) byteswap(ml_array_data(&r), ml_array_numel(&r),
                         ml_dtype_size(h->dtype));
-  if (!h->fortran) {
-    ml_array_move(out, &r);
-    return ML_OK;
-  }
+  if (!h->fortran) return ml_array_commit(out, &r, ML_OK);
   ml_array t = r;
   for (int d = 0; d < h->ndim; d++) {
     t.shape[d] = r.shape[h->ndim - 1 - d];

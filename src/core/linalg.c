@@ -51,12 +51,7 @@ static int prepare(ml_array *out, const ml_array *x, ml_dtype t, int at) {
     ml_array_release(&r);
     ml_array_move(&r, &c);
   }
-  if (rc) {
-    ml_array_release(&r);
-    return rc;
-  }
-  ml_array_move(out, &r);
-  return ML_OK;
+  return ml_array_commit(out, &r, rc);
 }
 
 /* Runs C = A B for the expanded operands (batch dims nb, then the matrix
@@ -168,12 +163,7 @@ int ml_matmul(const char *op, ml_array *out, const ml_array *a,
   if (!rc) rc = ml_view_reshape(op, &C, &C, nout, shape);
   ml_array_release(&A);
   ml_array_release(&B);
-  if (rc) {
-    ml_array_release(&C);
-    return rc;
-  }
-  ml_array_move(out, &C);
-  return ML_OK;
+  return ml_array_commit(out, &C, rc);
 }
 
 /* ML_OK when a and b have the ranks op expects ("two 2-D arrays"). */

@@ -44,14 +44,11 @@ static int generate(ml_array *out, ml_randkind kind, ml_dtype t, int ndim,
   rc = ml_array_empty(&r, t, ndim, shape, device);
   if (rc) return rc;
   rc = be->random(kind, &r, state_seed, state_offset, p1, p2);
-  if (rc) {
-    ml_array_release(&r);
-    return rc;
+  if (!rc) {
+    int per_block = kind != ML_RAND_INT && t == ML_FLOAT32 ? 4 : 2;
+    state_offset += blocks_for(ml_array_numel(&r), per_block);
   }
-  int per_block = kind != ML_RAND_INT && t == ML_FLOAT32 ? 4 : 2;
-  state_offset += blocks_for(ml_array_numel(&r), per_block);
-  ml_array_move(out, &r);
-  return ML_OK;
+  return ml_array_commit(out, &r, rc);
 }
 
 static int check_float_dtype(const char *op, ml_dtype t) {
@@ -156,8 +153,6 @@ int ml_randperm(ml_array *out, ml_dtype t, int64_t n, ml_device device) {
     ml_array_release(&r);
     ml_array_move(&r, &narrow);
   }
-  if (rc) return rc;
-  state_offset += blocks_for(n, 2);
-  ml_array_move(out, &r);
-  return ML_OK;
+  if (!rc) state_offset += blocks_for(n, 2);
+  return ml_array_commit(out, &r, rc);
 }

@@ -112,14 +112,9 @@ int ml_reduce(ml_redop op, ml_array *out, const ml_array *a, int dim,
       rc = ml_view_unsqueeze(&r, &r, dim);
     }
   }
-  if (!rc) {
-    ml_array_release(out);
-    ml_array_move(out, &r);
-  }
-  ml_array_release(&r);
   ml_array_release(&in);
   ml_array_release(&src);
-  return rc;
+  return ml_array_commit(out, &r, rc);
 }
 
 int ml_cumsum(ml_array *out, const ml_array *a, int dim) {
@@ -139,12 +134,7 @@ int ml_cumsum(ml_array *out, const ml_array *a, int dim) {
   }
   if (!rc) rc = move_last("cumsum", &rv, &r, dim < 0 ? 0 : dim);
   if (!rc) rc = be->cumsum(&rv, &in);
-  if (!rc) {
-    ml_array_release(out);
-    ml_array_move(out, &r);
-  }
   ml_array_release(&rv);
-  ml_array_release(&r);
   ml_array_release(&in);
-  return rc;
+  return ml_array_commit(out, &r, rc);
 }

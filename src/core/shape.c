@@ -25,13 +25,7 @@ int ml_reshape(const char *op, ml_array *out, const ml_array *a, int ndim,
   ml_array c = {0};
   rc = ml_clone(&c, a);
   if (!rc) rc = ml_view_reshape(op, &c, &c, ndim, s);
-  if (rc) {
-    ml_array_release(&c);
-    return rc;
-  }
-  ml_array_release(out);
-  ml_array_move(out, &c);
-  return ML_OK;
+  return ml_array_commit(out, &c, rc);
 }
 
 int ml_view(const char *op, ml_array *out, const ml_array *a, int ndim,
@@ -111,12 +105,7 @@ int ml_cat(ml_array *out, int n, const ml_array *const *arrays, int dim) {
     at += a->shape[dim];
   }
   ml_array_release(&part);
-  if (rc) {
-    ml_array_release(&r);
-    return rc;
-  }
-  ml_array_move(out, &r);
-  return ML_OK;
+  return ml_array_commit(out, &r, rc);
 }
 
 int ml_stack(ml_array *out, int n, const ml_array *const *arrays, int dim) {
@@ -148,12 +137,7 @@ int ml_stack(ml_array *out, int n, const ml_array *const *arrays, int dim) {
     if (!rc) rc = ml_copy("stack", &part, arrays[i]);
   }
   ml_array_release(&part);
-  if (rc) {
-    ml_array_release(&r);
-    return rc;
-  }
-  ml_array_move(out, &r);
-  return ML_OK;
+  return ml_array_commit(out, &r, rc);
 }
 
 int ml_split(ml_array *const *outs, const ml_array *a, int dim, int n,
