@@ -66,7 +66,7 @@ build/repl.o: src/repl.c build/repl.flags
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(REPL_CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
 
-build/bindings/l_module.o build/bindings/l_cuda.o: build/cuda.flags
+build/core/backends.o: build/cuda.flags
 
 build/kernels/%.o: kernels/%.cu
 	@mkdir -p $(dir $@)
@@ -81,6 +81,12 @@ build/embedded.c: build/embed $(LUA_SRC)
 
 build/embedded.o: build/embedded.c
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+
+# A test of backend registration (tests/backend_spec.lua): the core and the
+# backends without the Lua bindings.
+build/tests/backend_register: tests/c/backend_register.c $(filter-out build/bindings/% build/embedded.o,$(LIB_OBJ))
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
 bin/moonlab: $(APP_OBJ) $(LIB_OBJ)
 	@mkdir -p bin
@@ -98,7 +104,7 @@ deps:
 
 test:
 	@scripts/install-deps.sh --if-missing
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory all build/tests/backend_register
 	@scripts/run-tests.sh
 
 demo:

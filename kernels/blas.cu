@@ -17,7 +17,7 @@
 
 #include <type_traits>
 
-#include "common.cuh"
+#include "launch.cuh"
 
 static int blas_check(cublasStatus_t st, const char *what) {
   if (st == CUBLAS_STATUS_SUCCESS) return ML_OK;
@@ -119,8 +119,7 @@ template <class T> static int int_gemm(cuda_dev *d, const ml_gemm *g) {
   int64_t by = (g->m + ITILE - 1) / ITILE, bz = g->batch;
   dim3 grid((unsigned)((g->n + ITILE - 1) / ITILE), (unsigned)(by < 65535 ? by : 65535),
             (unsigned)(bz < 65535 ? bz : 65535));
-  gemm_int<T><<<grid, block, 0, d->stream>>>(*g);
-  return cuda_launched("gemm");
+  return cuda_launch<gemm_int<T>>(d, grid, block, 0, "gemm", *g);
 }
 
 /* C = 0 for an empty inner dimension. */

@@ -10,7 +10,8 @@
 
 #include <type_traits>
 
-#include "common.cuh"
+#include "map.cuh"
+#include "scratch.cuh"
 
 /* ---- host <-> device through pinned staging ---- */
 
@@ -132,6 +133,14 @@ extern "C" int cuda_download(void *host, const ml_array *src) {
 }
 
 /* ---- conversions ---- */
+
+/* ml_scalar_to_int64's rule: NaN to 0, saturating, else truncation. */
+__device__ __forceinline__ int64_t float_to_int64(double v) {
+  if (v != v) return 0;
+  if (v >= 9223372036854775807.0) return INT64_MAX;
+  if (v <= -9223372036854775808.0) return INT64_MIN;
+  return (int64_t)v;
+}
 
 /* C's conversion as the CPU backend applies it (see the file comment). */
 template <class To, class From> struct Convert {
@@ -261,10 +270,10 @@ template <class T>
 static int iota_typed(cuda_dev *d, const ml_array *dst, ml_scalar start, ml_scalar step) {
   int64_t n = ml_array_numel(dst);
   int is_float = ml_dtype_is_float(dst->dtype);
-  iota_kernel<T><<<grid_for(n, 256, d), 256, 0, d->stream>>>(
-      array_ptr<T>(dst), n, ml_scalar_to_double(start), ml_scalar_to_double(step),
-      ml_scalar_to_int64(start), ml_scalar_to_int64(step), is_float);
-  return cuda_launched("iota");
+  return cuda_launch<iota_kernel<T>>(d, grid_for(n, 256, d), 256, 0, "iota", array_ptr<T>(dst), n,
+                                     ml_scalar_to_double(start), ml_scalar_to_double(step),
+                                     ml_scalar_to_int64(start), ml_scalar_to_int64(step),
+                                     is_float);
 }
 
 extern "C" int cuda_iota(const ml_array *dst, ml_scalar start, ml_scalar step) {

@@ -1,17 +1,18 @@
-/* The CUDA backend's table, its devices and their streams.
+/* The CUDA backend's general table, its devices and their streams.
  *
  * Each device gets one stream (created with the device's state on first
  * use) on which every entry queues its work asynchronously; only
  * downloads, reads of values and synchronize wait for it. Small
  * elementwise operations wait on the host in a batch until another entry
- * (cuda_enter) or a full batch launches them. The current
- * device is remembered so that a run of work on one device calls
- * cudaSetDevice once. */
+ * (cuda_enter) or a full batch launches them. The current device is
+ * remembered so that a run of work on one device calls cudaSetDevice
+ * once. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "common.cuh"
+#include "cuda_backend.h"
+#include "launch.cuh"
 
 int cuda_ndevices;
 int cuda_batched_devices;
@@ -66,7 +67,7 @@ static int device_setup(cuda_dev *d, int index) {
   return ML_OK;
 }
 
-int cuda_enter_batching(int device, cuda_dev **out) {
+int cuda_select(int device, cuda_dev **out) {
   cuda_dev *d = &devices[device];
   if (device != current) {
     int rc = cuda_check(cudaSetDevice(device), "selecting the device");
@@ -85,11 +86,11 @@ int cuda_enter(int device, cuda_dev **out) {
   for (int i = 0; cuda_batched_devices > 0 && i < cuda_ndevices; i++) {
     if (!devices[i].queued) continue;
     cuda_dev *d;
-    int rc = cuda_enter_batching(i, &d);
-    if (!rc) rc = cuda_batch_launch(d);
+    int rc = cuda_select(i, &d);
+    if (!rc) rc = cuda_batch_flush(d);
     if (rc) return rc;
   }
-  return cuda_enter_batching(device, out);
+  return cuda_select(device, out);
 }
 
 extern "C" int cuda_synchronize(int device) {
@@ -98,37 +99,54 @@ extern "C" int cuda_synchronize(int device) {
   return rc ? rc : cuda_check(cudaStreamSynchronize(d->stream), "synchronize");
 }
 
-extern "C" const char *cuda_device_name(int device) {
-  if (device < 0 || device >= cuda_ndevices) return NULL;
+extern "C" int cuda_device_name(int device, char *buf, size_t n) {
   if (!names[device][0]) {
     cudaDeviceProp prop;
-    if (cudaGetDeviceProperties(&prop, device) != cudaSuccess) {
-      cudaGetLastError();
-      return NULL;
-    }
+    int rc = cuda_check(cudaGetDeviceProperties(&prop, device), "device_name");
+    if (rc) return rc;
     snprintf(names[device], sizeof names[device], "%s", prop.name);
   }
-  return names[device];
+  snprintf(buf, n, "%s", names[device]);
+  return ML_OK;
 }
 
-extern "C" int cuda_backend_init(void) {
+/* The number of usable devices, or 0 and why not. */
+static int count_devices(const char **why) {
   int n = 0;
-  if (cudaGetDeviceCount(&n) != cudaSuccess) {
+  cudaError_t e = cudaGetDeviceCount(&n);
+  if (e != cudaSuccess) {
     cudaGetLastError();
-    n = 0;
+    *why = cudaGetErrorString(e);
+    return 0;
+  }
+  if (n == 0) *why = "the driver reports no device";
+  if (n > 0 && !(driver_function("cuLaunchKernel", 4000, (void **)&cuda_driver_launch) &&
+                 driver_function("cuGetErrorString", 6000, (void **)&driver_error_string))) {
+    *why = "the driver lacks cuLaunchKernel or cuGetErrorString";
+    return 0;
   }
   devices = (cuda_dev *)calloc(n > 0 ? n : 1, sizeof *devices);
   names = (char (*)[256])calloc(n > 0 ? n : 1, sizeof *names);
-  if (n > 0 && !(driver_function("cuLaunchKernel", 4000, (void **)&cuda_driver_launch) &&
-                 driver_function("cuGetErrorString", 6000, (void **)&driver_error_string)))
-    n = 0;
-  if (!devices || !names || cuda_pools_init(n) != ML_OK) n = 0;
+  if (!devices || !names || cuda_pools_init(n) != ML_OK) {
+    *why = "out of host memory for the devices' state";
+    return 0;
+  }
+  return n;
+}
+
+extern "C" int cuda_backend_init(void) {
+  const char *why = NULL;
+  int n = count_devices(&why);
   cuda_ndevices = n;
 
   ml_backend *b = &cuda_backend;
   b->name = "cuda";
+  b->tf32 = 1;
   b->alloc = cuda_alloc;
   b->free = cuda_free;
+  b->memory = cuda_memory;
+  b->empty_cache = cuda_empty_cache;
+  b->device_name = cuda_device_name;
   b->upload = cuda_upload;
   b->download = cuda_download;
   b->synchronize = cuda_synchronize;
@@ -149,12 +167,7 @@ extern "C" int cuda_backend_init(void) {
   b->sort = cuda_sort;
   b->topk = cuda_topk;
   b->random = cuda_random;
-  b->knn_tile = cuda_knn_tile;
-  b->knn_refine = cuda_knn_refine;
-  b->knn_filter = cuda_knn_filter;
-  b->knn_sample = cuda_knn_sample;
-  b->knn_filter_first = 1;
-  b->tf32 = 1;
-  ml_backend_register(ML_CUDA, b, n);
-  return n;
+  int rc = ml_backend_register(ML_CUDA, b, n, n > 0 ? NULL : why);
+  if (!rc) rc = ml_knn_backend_register(ML_CUDA, &cuda_knn_backend);
+  return rc;
 }

@@ -1,6 +1,7 @@
-/* The CUDA backend's entries, one group per kernels/ file; the table that
- * collects them is in cuda_backend.cu. Contracts are in core/backend.h.
- * C linkage: the launchers are extern "C" functions of the .cu files. */
+/* The CUDA backend's entries of the general table, one group per kernels/
+ * file; the table that collects them is in cuda_backend.cu. Contracts are
+ * in core/backend.h. C linkage: the launchers are extern "C" functions of
+ * the .cu files. Each area's table is defined in the area's own file. */
 #ifndef ML_CUDA_OPS_H
 #define ML_CUDA_OPS_H
 
@@ -10,11 +11,13 @@ extern "C" {
 
 /* Inside the C block: the core's headers have no C++ guards of their own. */
 #include "../src/core/backend.h"
-#include "../src/core/status.h"
+#include "../src/core/knn_backend.h"
 
 /* alloc.cu */
 int cuda_alloc(int device_index, size_t nbytes, void **ptr);
 void cuda_free(int device_index, void *ptr, size_t nbytes);
+int cuda_memory(int device_index, ml_device_memory *out);
+int cuda_empty_cache(int device_index);
 
 /* copy.cu */
 int cuda_upload(const ml_array *dst, const void *host);
@@ -56,9 +59,9 @@ int cuda_sort(const ml_array *values, const ml_array *indices,
 int cuda_topk(const ml_array *values, const ml_array *indices,
               const ml_array *in, int64_t k, int largest);
 
-/* knn.cu */
-int cuda_knn_tile(const ml_knn_tile *t);
-int cuda_knn_refine(const ml_knn_refine *r);
+/* knn.cu: the kNN area's table, which takes filter and sample from
+ * knn_filter.cu. */
+extern const ml_knn_backend cuda_knn_backend;
 int cuda_knn_filter(const ml_knn_filter *f);
 int cuda_knn_sample(const ml_knn_sample *s);
 
@@ -68,6 +71,7 @@ int cuda_random(ml_randkind kind, const ml_array *out, uint64_t seed,
 
 /* cuda_backend.cu */
 int cuda_synchronize(int device_index);
+int cuda_device_name(int device_index, char *buf, size_t n);
 
 #ifdef __cplusplus
 }

@@ -1,5 +1,5 @@
 /* Elementwise operations: unary, binary (array with array or with a
- * scalar) and where, over the map engine of common.cuh (a flat path with
+ * scalar) and where, over the map engine of map.cuh (a flat path with
  * 16-byte loads and stores when every operand is contiguous or a single
  * element, else a strided path over up to 8 coalesced dimensions).
  *
@@ -18,9 +18,7 @@
  * one: they go through the batch of elementwise_batch.cuh. */
 #include <type_traits>
 
-#include "common.cuh"
 #include "elementwise_batch.cuh"
-#include "../src/core/scalar_math.h"
 
 /* 1 / (1 + exp(-x)) from exp(-|x|), as the CPU computes it. */
 __device__ __forceinline__ double sigmoid(double x) {
@@ -194,7 +192,7 @@ extern "C" int cuda_unary(ml_unop op, const ml_array *out, const ml_array *a) {
     return ml_fail(ML_EINVAL, "cuda: unary op %d needs a float operand, not %s",
                    (int)op, ml_dtype_name(a->dtype));
   cuda_dev *d;
-  int rc = cuda_enter_batching(array_device(out), &d);
+  int rc = cuda_select(array_device(out), &d);
   if (rc) return rc;
   switch (a->dtype) {
     case ML_UINT8: return unary_typed<uint8_t>(d, op, out, a);
@@ -262,7 +260,7 @@ static int binary_dispatch(cuda_dev *d, ml_binop op, const ml_array *out, const 
 static int binary_any(ml_binop op, const ml_array *out, const ml_array *a, const ml_array *b,
                       const ml_scalar *s, int reversed) {
   cuda_dev *d;
-  int rc = cuda_enter_batching(array_device(out), &d);
+  int rc = cuda_select(array_device(out), &d);
   if (rc) return rc;
   switch (a->dtype) {
     case ML_UINT8: return binary_dispatch<uint8_t>(d, op, out, a, b, s, reversed);
@@ -300,7 +298,7 @@ static int where_sized(cuda_dev *d, const ml_array *out, const ml_array *cond,
 extern "C" int cuda_where(const ml_array *out, const ml_array *cond, const ml_array *a,
                           const ml_array *b) {
   cuda_dev *d;
-  int rc = cuda_enter_batching(array_device(out), &d);
+  int rc = cuda_select(array_device(out), &d);
   if (rc) return rc;
   switch (ml_dtype_size(out->dtype)) {
     case 1: return where_sized<uint8_t>(d, out, cond, a, b);

@@ -22,7 +22,7 @@
 
 #include <type_traits>
 
-#include "common.cuh"
+#include "map.cuh"
 
 #define BATCH_RECORDS 32
 #define BATCH_MAX_ELEMENTS 1024
@@ -80,10 +80,10 @@ __global__ void __launch_bounds__(BATCH_THREADS)
  * next entry: until then every entry fails, and none of them reports it as
  * an out-of-memory, which the allocator's callers would take as a reason
  * to collect and retry. */
-int cuda_batch_launch(cuda_dev *d) {
+int cuda_batch_flush(cuda_dev *d) {
   int count = d->queued;
   if (count == 0) return ML_OK;
-  if (launch_kernel<run_batch>(d, 1, BATCH_THREADS, "elementwise batch", *d->batch, count)) {
+  if (cuda_launch<run_batch>(d, 1, BATCH_THREADS, 0, "elementwise batch", *d->batch, count)) {
     char why[256];
     snprintf(why, sizeof why, "%s", ml_last_error());
     return ml_fail(ML_EDEVICE, "%s (%d queued elementwise operations on cuda:%d not run)", why,
@@ -101,7 +101,7 @@ template <class M> static int batch_add(cuda_dev *d, int64_t n, const M &m) {
                 "a map that a batch record holds as bytes");
   constexpr int V = 16 / M::size;
   batch_fn fn;
-  int rc = d->queued == BATCH_RECORDS ? cuda_batch_launch(d) : ML_OK;
+  int rc = d->queued == BATCH_RECORDS ? cuda_batch_flush(d) : ML_OK;
   if (!rc) rc = V > 1 && m.aligned(V) ? block_function<V, M>(d, &fn) : block_function<1, M>(d, &fn);
   if (rc) return rc;
   if (!d->batch && !(d->batch = (cuda_batch *)malloc(sizeof(cuda_batch))))
@@ -111,7 +111,7 @@ template <class M> static int batch_add(cuda_dev *d, int64_t n, const M &m) {
   r.n = n;
   memcpy(r.map, &m, sizeof m);
   if (d->queued++ == 0) cuda_batched_devices++;
-  return d->queued == BATCH_RECORDS ? cuda_batch_launch(d) : ML_OK;
+  return d->queued == BATCH_RECORDS ? cuda_batch_flush(d) : ML_OK;
 }
 
 /* Runs map m over the iteration it of n elements: through d's batch when
@@ -121,7 +121,7 @@ static int map_queue(cuda_dev *d, const Iter<M::N> &it, int64_t n, const M &m, c
   if constexpr (sizeof(M) <= BATCH_MAP_BYTES)
     if (n > 0 && n <= BATCH_MAX_ELEMENTS && d->index < BATCH_DEVICES && iter_all_flat<M::N>(it))
       return batch_add(d, n, m);
-  int rc = cuda_batch_launch(d);
+  int rc = cuda_batch_flush(d);
   return rc ? rc : map_launch(d, it, n, m, op);
 }
 

@@ -9,7 +9,9 @@
  * "gather: index 11 is out of bounds for dimension 2 with size 10". */
 #include <cub/device/device_select.cuh>
 
-#include "common.cuh"
+#include "launch.cuh"
+#include "iter.cuh"
+#include "scratch.cuh"
 
 #define NO_BAD_INDEX 0xFFFFFFFFFFFFFFFFull
 
@@ -29,10 +31,10 @@ template <int N, class F>
 static int each_launch(cuda_dev *d, const Iter<N> &it, int64_t n, const F &f, const char *op) {
   if (n <= 0) return ML_OK;
   if (n < INT32_MAX)
-    each_element<N, uint32_t, F><<<grid_for(n, 256, d), 256, 0, d->stream>>>(it, (uint32_t)n, f);
-  else
-    each_element<N, uint64_t, F><<<grid_for(n, 256, d), 256, 0, d->stream>>>(it, (uint64_t)n, f);
-  return cuda_launched(op);
+    return cuda_launch<each_element<N, uint32_t, F>>(d, grid_for(n, 256, d), 256, 0, op, it,
+                                                     (uint32_t)n, f);
+  return cuda_launch<each_element<N, uint64_t, F>>(d, grid_for(n, 256, d), 256, 0, op, it,
+                                                   (uint64_t)n, f);
 }
 
 static int flag_reset(cuda_dev *d, const char *op) {
@@ -122,9 +124,9 @@ extern "C" int cuda_index_select(const ml_array *out, const ml_array *in, int di
   if (rc || n == 0) return rc;
   rc = flag_reset(d, "index_select");
   if (rc) return rc;
-  check_index<<<grid_for(n, 256, d), 256, 0, d->stream>>>(
-      array_ptr<const int64_t>(index), n, index->strides[0], size, d->flag);
-  rc = cuda_launched("index_select");
+  rc = cuda_launch<check_index>(d, grid_for(n, 256, d), 256, 0, "index_select",
+                                array_ptr<const int64_t>(index), n, index->strides[0], size,
+                                d->flag);
   if (rc) return rc;
   ml_array iv = *index; /* borrowed: the 1-D index laid along dim */
   iv.ndim = out->ndim;

@@ -1,268 +1,40 @@
-/* k nearest neighbours: the search's backend entries knn_tile and
- * knn_refine (knn_filter and knn_sample are in knn_filter.cu; contracts in
- * core/backend.h; the algorithm, its tiling, its retries and its error
+/* k nearest neighbours: the kNN area's table, and its entries tile and
+ * refine (filter and sample are in knn_filter.cu; contracts in
+ * core/knn_backend.h; the algorithm, its tiling, its retries and its error
  * bound in core/knn.c).
  *
  * CPU reference: src/cpu/cpu_knn.c. The results are the CPU's, bit for
  * bit: the exact keys are computed in the same operations in the same
  * order (double, coordinates in order, no fused multiply-adds: the
  * __d*_rn intrinsics), and candidates are ordered by (key, index) with
- * keys compared as the order keys of common.cuh (-0 as +0, NaN last), a
- * strict total order, so the selected pairs do not depend on how the
- * search was split. Only the fast keys, which merely choose candidates,
+ * keys compared as the order keys of core/order_key.h (-0 as +0, NaN
+ * last), a strict total order, so the selected pairs do not depend on how
+ * the search was split. Only the fast keys, which merely choose candidates,
  * differ in their last bits (cuBLAS sums in its own order).
  *
- * Selection (sel_* below): a group of threads, a warp or (for lists
- * longer than WARP_L) a block, keeps the L best pairs of a row as a sorted
- * list, two copies used in turn (in shared memory for a warp, in global
- * scratch for a block), and a buffer of new candidates in shared memory.
- * A candidate enters the buffer only when it beats the list's last pair,
- * the threshold: one float comparison and one vote of the group rule out
- * most candidates of a long row, and the few that pass are placed by
- * ballots. When the buffer holds BB pairs it is sorted (bitonic, over the
- * power of two it fills) and merged with the list into the other copy,
- * each pair's new rank found by a binary search in the other sequence;
- * that tightens the threshold. Merges are out of line, so that the hot
- * loops keep their registers. Lists of any length up to the number of
- * references work (the core's retries grow them that far).
+ * Selection: the engine of select.cuh, a warp (or for long lists a block)
+ * a row, with a quick test of candidate keys against the threshold as
+ * values.
  *
- * knn_tile: cuBLAS (FP32, TF32 when the core asks, or FP64, through
+ * tile: cuBLAS (FP32, TF32 when the core asks, or FP64, through
  * cuda_gemm) writes the dot products to the work block, and
  * knn_select_* scans its rows, a warp (or a block) a row, turning dot
  * products into keys on the way.
  *
- * knn_refine: a warp (a block when k > WARP_L) a query row; each thread
+ * refine: a warp (a block when k > WARP_L) a query row; each thread
  * computes the exact keys of its candidates, and the group selects the k
  * best and checks the error bound; short filtered lists go through
  * knn_refine_short's warp minima instead. */
 #include <math.h>
 
-#include "common.cuh"
-
-/* A warp's selection: its buffer, and the longest list given to a warp
- * (kept in shared memory). */
-#define WARP_BB 128
-#define WARP_L 256
-/* A block's selection: its threads and its buffer (its list is in global
- * scratch). */
-#define BLOCK_G 256
-#define BLOCK_BB 2048
-/* Warps a block of knn_select_warp and knn_refine_warp. */
-#define SEL_WARPS 4
-
-/* ---- selection ---- */
-
-/* The state of a row's selection, in shared memory: the threshold (the
- * list's last pair), the buffer's fill and the copy of the list in use. */
-template <class K> struct SelState {
-  K thk;
-  int64_t thi;
-  int count, cur;
-};
-
-/* Where a row's selection lives. */
-template <class K> struct Lists {
-  K *bk;           /* shared: the buffer's keys and indices */
-  int64_t *bi;
-  SelState<K> *st; /* shared */
-  K *lk;           /* shared or global: two copies of the list, L each */
-  int64_t *li;
-  int64_t L;
-};
-
-/* Shared bytes of a group's selection: a buffer of cap pairs, the state,
- * and the two copies of a list of ls pairs when the list lives there too
- * (ls = 0 when it does not); a multiple of 16. */
-template <class K> __host__ __device__ constexpr size_t sel_bytes(int64_t ls, int cap) {
-  return ((size_t)(cap + 2 * ls) * (sizeof(int64_t) + sizeof(K)) + sizeof(SelState<K>) + 15) /
-         16 * 16;
-}
-
-/* The selection laid out at p (sel_bytes(L or 0, cap) bytes): its list of
- * L pairs there too when shared, else at glk and gli. */
-template <class K>
-__device__ __forceinline__ Lists<K> sel_carve(unsigned char *p, int64_t L, int cap, bool shared,
-                                              K *glk, int64_t *gli) {
-  int64_t ls = shared ? 2 * L : 0;
-  int64_t *bi = (int64_t *)p;
-  K *bk = (K *)(bi + cap + ls);
-  SelState<K> *st = (SelState<K> *)(bk + cap + ls);
-  return Lists<K>{bk, bi, st, shared ? bk + cap : glk, shared ? bi + cap : gli, L};
-}
-
-/* The pair of an empty place: after every candidate. */
-template <class K> __device__ __forceinline__ K none_key() { return (K)~(K)0; }
-
-template <class K>
-__device__ __forceinline__ bool before(K ak, int64_t ai, K bk, int64_t bi) {
-  return ak < bk || (ak == bk && ai < bi);
-}
-
-template <int G> __device__ __forceinline__ void group_sync() {
-  if (G == 32)
-    __syncwarp();
-  else
-    __syncthreads();
-}
-
-/* The number of pairs of the sorted a[0, n) before (k, i), or with LE
- * not after it. */
-template <bool LE, class K>
-__device__ __forceinline__ int64_t rank_in(const K *ak, const int64_t *ai, int64_t n, K k,
-                                           int64_t i) {
-  int64_t lo = 0, hi = n;
-  while (lo < hi) {
-    int64_t mid = (lo + hi) >> 1;
-    bool left = LE ? !before(k, i, ak[mid], ai[mid]) : before(ak[mid], ai[mid], k, i);
-    if (left)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo;
-}
-
-/* An empty list, threshold and buffer. Thread tid of the group of G. */
-template <class K, int G> __device__ void sel_start(const Lists<K> &w, int tid) {
-  for (int64_t p = tid; p < w.L; p += G) {
-    w.lk[p] = none_key<K>();
-    w.li[p] = INT64_MAX;
-  }
-  if (tid == 0) *w.st = SelState<K>{none_key<K>(), INT64_MAX, 0, 0};
-  group_sync<G>();
-}
-
-/* Sorts the count (>= 1) buffered pairs, the first BB of them if more,
- * merges them with the list into its other copy and moves the rest to the
- * front of the buffer; returns their number. The state is updated. Out of
- * line: it is rare, and its callers keep little alive across it. */
-template <class K, int G, int BB>
-__device__ __noinline__ int sel_merge(const Lists<K> &w, int tid, int count) {
-  /* locals: stores through the pointers cannot change them */
-  K *const bk = w.bk;
-  int64_t *const bi = w.bi;
-  SelState<K> *const st = w.st;
-  const int64_t L = w.L;
-  group_sync<G>();
-  const int nb = count < BB ? count : BB, cur = st->cur;
-  int n = 2;
-  while (n < nb) n <<= 1;
-  for (int p = nb + tid; p < n; p += G) {
-    bk[p] = none_key<K>();
-    bi[p] = INT64_MAX;
-  }
-  group_sync<G>();
-  for (int size = 2; size <= n; size <<= 1)
-    for (int stride = size >> 1; stride > 0; stride >>= 1) {
-      for (int t = tid; t < n / 2; t += G) {
-        int i = 2 * t - (t & (stride - 1)), j = i + stride;
-        K ki = bk[i], kj = bk[j];
-        int64_t ii = bi[i], ij = bi[j];
-        bool up = (i & size) == 0;
-        if (up ? before(kj, ij, ki, ii) : before(ki, ii, kj, ij)) {
-          bk[i] = kj;
-          bk[j] = ki;
-          bi[i] = ij;
-          bi[j] = ii;
-        }
-      }
-      group_sync<G>();
-    }
-  const K *const sk = w.lk + cur * L;
-  const int64_t *const si = w.li + cur * L;
-  K *const dk = w.lk + (cur ^ 1) * L;
-  int64_t *const di = w.li + (cur ^ 1) * L;
-  /* ranks in the merged sequence, the list's pair first among equals */
-  for (int64_t p = tid; p < L; p += G) {
-    K k = sk[p];
-    int64_t i = si[p], r = p + rank_in<false>(bk, bi, (int64_t)nb, k, i);
-    if (r < L) {
-      dk[r] = k;
-      di[r] = i;
-    }
-  }
-  for (int q = tid; q < nb; q += G) {
-    K k = bk[q];
-    int64_t i = bi[q], r = q + rank_in<true>(sk, si, L, k, i);
-    if (r < L) {
-      dk[r] = k;
-      di[r] = i;
-    }
-  }
-  group_sync<G>();
-  const int left = count - nb;
-  for (int p = tid; p < left; p += G) {
-    bk[p] = bk[BB + p];
-    bi[p] = bi[BB + p];
-  }
-  if (tid == 0) *st = SelState<K>{dk[L - 1], di[L - 1], left, cur ^ 1};
-  group_sync<G>();
-  return left;
-}
-
-/* U candidates a thread; ok: a real candidate (and, once tested, one that
- * passed the threshold's float test). */
-template <class T, int U> struct Cands {
-  T key[U];
-  int64_t id[U];
-  bool ok[U];
-};
-
-/* Buffers the candidates that beat the threshold, merging when the buffer
- * holds BB: a warp's buffer has room for BB + 32 pairs, a block's for
- * BB + G * U. A warp places its pairs by ballots, a block by a shared
- * counter. */
-template <class T, int G, int BB, int U>
-__device__ __forceinline__ void sel_offer(const Lists<key_type<T>> &w, int tid,
-                                          const Cands<T, U> &c) {
-  using K = key_type<T>;
-  static_assert(BB >= G * U || G == 32, "the buffer's overflow must fit before it");
-  K thk = w.st->thk;
-  int64_t thi = w.st->thi;
-  if (G == 32) {
-    int count = w.st->count;
-#pragma unroll
-    for (int u = 0; u < U; u++) {
-      if (!__any_sync(FULL, c.ok[u])) continue;
-      K k = sort_key(c.key[u]);
-      bool in = c.ok[u] && before(k, c.id[u], thk, thi);
-      unsigned b = __ballot_sync(FULL, in);
-      if (in) {
-        int pos = count + __popc(b & ((1u << tid) - 1));
-        w.bk[pos] = k;
-        w.bi[pos] = c.id[u];
-      }
-      count += __popc(b);
-      if (count >= BB) {
-        count = sel_merge<K, G, BB>(w, tid, count);
-        thk = w.st->thk;
-        thi = w.st->thi;
-      }
-    }
-    __syncwarp();
-    if (tid == 0) w.st->count = count;
-    __syncwarp();
-  } else {
-#pragma unroll
-    for (int u = 0; u < U; u++) {
-      K k = sort_key(c.key[u]);
-      if (c.ok[u] && before(k, c.id[u], thk, thi)) {
-        int pos = atomicAdd(&w.st->count, 1);
-        w.bk[pos] = k;
-        w.bi[pos] = c.id[u];
-      }
-    }
-    __syncthreads();
-    int count = w.st->count;
-    __syncthreads();
-    if (count >= BB) sel_merge<K, G, BB>(w, tid, count);
-  }
-}
+#include "launch.cuh"
+#include "scratch.cuh"
+#include "select.cuh"
 
 /* The threshold's value for the float test: NaN (everything passes)
  * while the list has empty places. Read after a sync of the group. */
 template <class T> __device__ __forceinline__ T sel_threshold(const Lists<key_type<T>> &w) {
-  return key_value(w.st->thk);
+  return ml_order_key_value(w.st->thk);
 }
 
 /* Offers U candidates a thread (a NaN key is taken as it is); thv is the
@@ -281,33 +53,6 @@ __device__ __forceinline__ void sel_add(const Lists<key_type<T>> &w, int tid, T 
     sel_offer<T, G, BB, U>(w, tid, c);
     thv = sel_threshold<T>(w);
   }
-}
-
-/* Merges what the buffer still holds; the list is then final. */
-template <class K, int G, int BB> __device__ void sel_finish(const Lists<K> &w, int tid) {
-  group_sync<G>();
-  int count = w.st->count;
-  group_sync<G>();
-  while (count > 0) count = sel_merge<K, G, BB>(w, tid, count);
-}
-
-/* Launches kernel f with smem bytes of dynamic shared memory. */
-template <class F, class A>
-static int launch(cuda_dev *d, F f, unsigned grid, int threads, size_t smem, const A &a) {
-  if (smem > 48 * 1024) {
-    int rc = cuda_check(cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                             (int)smem),
-                        "knn");
-    if (rc) return rc;
-  }
-  f<<<grid, threads, smem, d->stream>>>(a);
-  return cuda_launched("knn");
-}
-
-/* Blocks for n groups of `per` a block (grid-stride beyond 2^20). */
-static unsigned blocks_for(int64_t n, int per) {
-  int64_t b = (n + per - 1) / per;
-  return (unsigned)(b < (1 << 20) ? b : (1 << 20));
 }
 
 /* ---- knn_tile ---- */
@@ -356,7 +101,7 @@ __device__ void tile_store(const TileArgs<T> &a, const Lists<key_type<T>> &w, in
   int64_t off = w.st->cur * w.L;
   for (int64_t p = tid; p < a.c; p += G) {
     int64_t id = w.li[off + p];
-    a.keys[i * a.c + p] = id == INT64_MAX ? (T)INFINITY : key_value(w.lk[off + p]);
+    a.keys[i * a.c + p] = id == INT64_MAX ? (T)INFINITY : ml_order_key_value(w.lk[off + p]);
     a.index[i * a.c + p] = id;
   }
   group_sync<G>();
@@ -451,12 +196,13 @@ template <class T> static int tile_typed(cuda_dev *d, const ml_knn_tile *t) {
   int rc = cuda_gemm(&g);
   if (rc) return rc;
   if (a.c <= WARP_L)
-    return launch(d, knn_select_warp<T>, blocks_for(a.mt, SEL_WARPS), SEL_WARPS * 32,
-                  SEL_WARPS * sel_bytes<K>(a.c, WARP_BB + 32), a);
-  return launch(d, knn_select_block<T>, blocks_for(a.mt, 1), BLOCK_G, 0, a);
+    return cuda_launch<knn_select_warp<T>>(d, blocks_for(a.mt, SEL_WARPS), SEL_WARPS * 32,
+                                           SEL_WARPS * sel_bytes<K>(a.c, WARP_BB + 32), "knn",
+                                           a);
+  return cuda_launch<knn_select_block<T>>(d, blocks_for(a.mt, 1), BLOCK_G, 0, "knn", a);
 }
 
-extern "C" int cuda_knn_tile(const ml_knn_tile *t) {
+static int knn_tile(const ml_knn_tile *t) {
   cuda_dev *d;
   int rc = cuda_enter(array_device(t->queries), &d);
   if (rc || t->queries->shape[0] == 0 || t->refs->shape[0] == 0) return rc;
@@ -618,10 +364,10 @@ __device__ void refine_row(const RefineArgs<T> &a, const Lists<uint64_t> &w, int
   const int64_t off = w.st->cur * a.k;
   for (int64_t p = tid; p < a.k; p += G) {
     a.nearest[i * a.k + p] = w.li[off + p];
-    a.dist[i * a.k + p] = out_distance<T>(a.metric, key_value(w.lk[off + p]));
+    a.dist[i * a.k + p] = out_distance<T>(a.metric, ml_order_key_value(w.lk[off + p]));
   }
   if (tid == 0) {
-    double e = key_value(w.lk[off + a.k - 1]);
+    double e = ml_order_key_value(w.lk[off + a.k - 1]);
     a.ok[i] = a.all || wmax - a.bound[i] > e;
   }
   group_sync<G>();
@@ -678,7 +424,7 @@ __global__ void __launch_bounds__(SEL_WARPS * 32) knn_refine_short(RefineArgs<T>
     int bp = -1;
     for (int p = lane; p < c; p += 32) {
       int64_t id = a.index[i * a.c + p];
-      uint64_t key = sort_key(exact_key<T>(a.metric, q, a.refs + (id - 1) * a.d, a.d, qnorm));
+      uint64_t key = ml_order_key(exact_key<T>(a.metric, q, a.refs + (id - 1) * a.d, a.d, qnorm));
       K[p] = key;
       I[p] = id;
       if (key < bk || (key == bk && id < bi)) bk = key, bi = id, bp = p;
@@ -692,7 +438,7 @@ __global__ void __launch_bounds__(SEL_WARPS * 32) knn_refine_short(RefineArgs<T>
         int64_t oi = __shfl_xor_sync(FULL, mi, o);
         if (ok < mk || (ok == mk && oi < mi)) mk = ok, mi = oi;
       }
-      e = key_value(mk);
+      e = ml_order_key_value(mk);
       if (lane == 0) {
         a.nearest[i * a.k + t] = mi;
         a.dist[i * a.k + t] = out_distance<T>(a.metric, e);
@@ -733,13 +479,14 @@ template <class T> static int refine_typed(cuda_dev *d, const ml_knn_refine *r) 
   a.limit = r->count ? array_ptr<const T>(r->limit) : nullptr;
   a.short_done = a.count != nullptr;
   if (a.short_done) {
-    knn_refine_short<T><<<blocks_for(a.mt, SEL_WARPS), SEL_WARPS * 32, 0, d->stream>>>(a);
-    int rc = cuda_launched("knn");
+    int rc = cuda_launch<knn_refine_short<T>>(d, blocks_for(a.mt, SEL_WARPS), SEL_WARPS * 32, 0,
+                                             "knn", a);
     if (rc) return rc;
   }
   if (a.k <= WARP_L)
-    return launch(d, knn_refine_warp<T>, blocks_for(a.mt, SEL_WARPS), SEL_WARPS * 32,
-                  SEL_WARPS * sel_bytes<uint64_t>(a.k, WARP_BB + 32), a);
+    return cuda_launch<knn_refine_warp<T>>(d, blocks_for(a.mt, SEL_WARPS), SEL_WARPS * 32,
+                                           SEL_WARPS * sel_bytes<uint64_t>(a.k, WARP_BB + 32),
+                                           "knn", a);
   cuda_scratch lk, li;
   size_t pairs = (size_t)(a.mt * 2 * a.k);
   int rc = lk.get(d->index, pairs * sizeof(uint64_t), "knn");
@@ -747,12 +494,14 @@ template <class T> static int refine_typed(cuda_dev *d, const ml_knn_refine *r) 
   if (rc) return rc;
   a.lk = lk.as<uint64_t>();
   a.li = li.as<int64_t>();
-  return launch(d, knn_refine_block<T>, blocks_for(a.mt, 1), BLOCK_G, 0, a);
+  return cuda_launch<knn_refine_block<T>>(d, blocks_for(a.mt, 1), BLOCK_G, 0, "knn", a);
 }
 
-extern "C" int cuda_knn_refine(const ml_knn_refine *r) {
+static int knn_refine(const ml_knn_refine *r) {
   cuda_dev *d;
   int rc = cuda_enter(array_device(r->queries), &d);
   if (rc || r->queries->shape[0] == 0) return rc;
   return r->queries->dtype == ML_FLOAT32 ? refine_typed<float>(d, r) : refine_typed<double>(d, r);
 }
+
+const ml_knn_backend cuda_knn_backend = {1, knn_tile, knn_refine, cuda_knn_filter, cuda_knn_sample};

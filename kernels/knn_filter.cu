@@ -1,14 +1,11 @@
-/* k nearest neighbours, the filtered search: the backend entries
- * knn_filter and knn_sample (contracts in core/backend.h, the argument in
+/* k nearest neighbours, the filtered search: the kNN area's entries
+ * filter and sample (contracts in core/knn_backend.h, the argument in
  * core/knn.c). One register-tiled kernel computes the dot products itself
  * and keeps no distance matrix, only the pairs under each query's limit
  * (or each query's block minima over the sample); float32 with split TF32
- * goes to knn_filter_tc.cu's kernel instead. On an H200 at m = n = 32768,
- * d = 16, k = 20 the filtered search takes 1.9 ms (3.0 ms with this
- * file's kernel, tf32 = false) against 5.9 ms for GEMM tiles and
- * selection.
+ * goes to knn_filter_tc.cu's kernel instead.
  *
- * CPU reference: src/cpu/cpu_knn.c (cpu_knn_filter, cpu_knn_sample). The
+ * CPU reference: src/cpu/cpu_knn.c (knn_filter, knn_sample). The
  * fast keys differ from the CPU's in their last bits (other summation
  * orders), which only changes which candidates are kept, never the
  * answer. */
@@ -182,6 +179,7 @@ static void filter_args(FilterArgs<T> &a, const ml_array *q, const ml_array *ref
   a.mt = q->shape[0];
   a.n = refs->shape[0];
   a.d = q->shape[1];
+  a.c = 0;
   a.q = array_ptr<const T>(q);
   a.refs = array_ptr<const T>(refs);
   a.qaux = qaux ? array_ptr<const T>(qaux) : nullptr;
@@ -194,19 +192,17 @@ static void filter_args(FilterArgs<T> &a, const ml_array *q, const ml_array *ref
 
 template <class T, bool SAMPLE, int TM>
 static int filter_launch(cuda_dev *d, ml_knn_metric metric, const FilterArgs<T> &a, dim3 grid) {
-  cudaStream_t st = d->stream;
   switch (metric) {
     case ML_KNN_COSINE:
-      knn_filter_kernel<T, ML_KNN_COSINE, SAMPLE, TM><<<grid, FILTER_THREADS, 0, st>>>(a);
-      break;
+      return cuda_launch<knn_filter_kernel<T, ML_KNN_COSINE, SAMPLE, TM>>(d, grid, FILTER_THREADS,
+                                                                        0, "knn", a);
     case ML_KNN_IP:
-      knn_filter_kernel<T, ML_KNN_IP, SAMPLE, TM><<<grid, FILTER_THREADS, 0, st>>>(a);
-      break;
+      return cuda_launch<knn_filter_kernel<T, ML_KNN_IP, SAMPLE, TM>>(d, grid, FILTER_THREADS, 0,
+                                                                    "knn", a);
     default: /* both Euclidean metrics share their key */
-      knn_filter_kernel<T, ML_KNN_EUCLIDEAN, SAMPLE, TM><<<grid, FILTER_THREADS, 0, st>>>(a);
-      break;
+      return cuda_launch<knn_filter_kernel<T, ML_KNN_EUCLIDEAN, SAMPLE, TM>>(
+          d, grid, FILTER_THREADS, 0, "knn", a);
   }
-  return cuda_launched("knn");
 }
 
 /* The filter's grid for blocks of bq queries taking br references a
@@ -243,8 +239,7 @@ template <class T> static int filter_typed(cuda_dev *d, const ml_knn_filter *f) 
   if constexpr (std::is_same<T, float>::value)
     if (on_tensor_cores<T>(f->tf32, a.d)) {
       dim3 grid = filter_grid(d, a, FILTER_TC_QUERIES, FILTER_TC_REFS);
-      knn_filter_tc(d->stream, f->metric, a, false, grid);
-      return cuda_launched("knn");
+      return knn_filter_tc(d, f->metric, a, false, grid);
     }
   const int64_t W = 16 * FILTER_TM;
   return filter_launch<T, false, FILTER_TM>(d, f->metric, a, filter_grid(d, a, W, W));
@@ -263,14 +258,14 @@ template <class T> static int sample_typed(cuda_dev *d, const ml_knn_sample *sm)
   bool tc = on_tensor_cores<T>(sm->tf32, a.d);
   if constexpr (std::is_same<T, float>::value)
     if (tc)
-      knn_filter_tc(d->stream, sm->metric, a, true,
-                    dim3((unsigned)((a.mt + FILTER_TC_SAMPLE_QUERIES - 1) / FILTER_TC_SAMPLE_QUERIES), 1));
-  rc = tc ? cuda_launched("knn")
-          : filter_launch<T, true, 8>(d, sm->metric, a, dim3((unsigned)((a.mt + FB - 1) / FB), 1));
+      rc = knn_filter_tc(d, sm->metric, a, true,
+                         dim3((unsigned)((a.mt + FILTER_TC_SAMPLE_QUERIES - 1) /
+                                         FILTER_TC_SAMPLE_QUERIES)));
+  if (!tc)
+    rc = filter_launch<T, true, 8>(d, sm->metric, a, dim3((unsigned)((a.mt + FB - 1) / FB)));
   if (rc) return rc;
-  knn_sample_rank<T><<<grid_for(a.mt * 32, 256, d), 256, 0, d->stream>>>(
-      a.keys, a.mt, sm->kk, array_ptr<T>(sm->out));
-  return cuda_launched("knn");
+  return cuda_launch<knn_sample_rank<T>>(d, grid_for(a.mt * 32, 256, d), 256, 0, "knn", a.keys,
+                                         a.mt, sm->kk, array_ptr<T>(sm->out));
 }
 
 extern "C" int cuda_knn_filter(const ml_knn_filter *f) {

@@ -8,7 +8,9 @@
 #ifndef ML_KNN_FILTER_CUH
 #define ML_KNN_FILTER_CUH
 
-#include "common.cuh"
+#include "launch.cuh"
+#include "scratch.cuh"
+#include "warp.cuh"
 
 #define FD 16 /* coordinates a step through shared memory */
 #define FILTER_THREADS 256
@@ -113,7 +115,7 @@ __device__ __forceinline__ void filter_step_end(FilterQueue<T, W> &fq, const Fil
 #define FILTER_TC_QUERIES 128
 #define FILTER_TC_REFS 64
 #define FILTER_TC_SAMPLE_QUERIES 64
-void knn_filter_tc(cudaStream_t st, ml_knn_metric metric, const FilterArgs<float> &a,
-                   bool sample, dim3 grid);
+int knn_filter_tc(cuda_dev *d, ml_knn_metric metric, const FilterArgs<float> &a,
+                  bool sample, dim3 grid);
 
 #endif

@@ -4,11 +4,9 @@
  * in float32) truncated to TF32; a product is hi hi' + hi lo' + lo hi',
  * three TF32 mma.sync products accumulated in float32, which errs by
  * less than 2^-18 of |x x'| before the sums (core/knn.c's bound covers
- * both). On an H200 at m = n = 32768, d = 16 the filter takes 1.41 ms
- * under the profiler (507M warp instructions; 1.63 ms and 612M with keys
- * formed after the products, references split by cvt.rna and 64-bit tile
- * addressing); most of its instructions are the limit tests, the few pairs
- * kept and the references' loads and splits, not the products.
+ * both). Most of its instructions are the limit tests, the few pairs kept
+ * and the references' loads and splits, not the products: keys are formed
+ * inside the products and tiles addressed in 32 bits to keep them few.
  *
  * A block of 8 warps takes WQ x (8 / WQ) warp tiles of 32 queries by 32
  * references; a warp's tile is 2 x 4 mma tiles of 16 x 8. The queries'
@@ -274,28 +272,25 @@ __global__ void __launch_bounds__(FILTER_THREADS, 2) knn_filter_tc_kernel(Filter
 }
 
 template <bool SAMPLE, int WQ>
-static void tc_launch(cudaStream_t st, ml_knn_metric metric, const FilterArgs<float> &a,
-                      dim3 grid) {
+static int tc_launch(cuda_dev *d, ml_knn_metric metric, const FilterArgs<float> &a, dim3 grid) {
   switch (metric) {
     case ML_KNN_COSINE:
-      knn_filter_tc_kernel<ML_KNN_COSINE, SAMPLE, WQ><<<grid, FILTER_THREADS, 0, st>>>(a);
-      break;
+      return cuda_launch<knn_filter_tc_kernel<ML_KNN_COSINE, SAMPLE, WQ>>(d, grid, FILTER_THREADS,
+                                                                        0, "knn", a);
     case ML_KNN_IP:
-      knn_filter_tc_kernel<ML_KNN_IP, SAMPLE, WQ><<<grid, FILTER_THREADS, 0, st>>>(a);
-      break;
+      return cuda_launch<knn_filter_tc_kernel<ML_KNN_IP, SAMPLE, WQ>>(d, grid, FILTER_THREADS, 0,
+                                                                    "knn", a);
     default: /* both Euclidean metrics share their key */
-      knn_filter_tc_kernel<ML_KNN_EUCLIDEAN, SAMPLE, WQ><<<grid, FILTER_THREADS, 0, st>>>(a);
-      break;
+      return cuda_launch<knn_filter_tc_kernel<ML_KNN_EUCLIDEAN, SAMPLE, WQ>>(
+          d, grid, FILTER_THREADS, 0, "knn", a);
   }
 }
 
-void knn_filter_tc(cudaStream_t st, ml_knn_metric metric, const FilterArgs<float> &a, bool sample,
-                   dim3 grid) {
+int knn_filter_tc(cuda_dev *d, ml_knn_metric metric, const FilterArgs<float> &a, bool sample,
+                  dim3 grid) {
   static_assert(32 * 4 == FILTER_TC_QUERIES && 32 * 2 == FILTER_TC_REFS &&
                     32 * 2 == FILTER_TC_SAMPLE_QUERIES,
                 "the launch's tiles are the kernel's");
-  if (sample)
-    tc_launch<true, 2>(st, metric, a, grid);
-  else
-    tc_launch<false, 4>(st, metric, a, grid);
+  if (sample) return tc_launch<true, 2>(d, metric, a, grid);
+  return tc_launch<false, 4>(d, metric, a, grid);
 }

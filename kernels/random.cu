@@ -11,8 +11,7 @@
  * float32 normals have their own evaluation below. */
 #include <type_traits>
 
-#include "../src/core/philox.h"
-#include "common.cuh"
+#include "launch.cuh"
 
 /* ---- float32 normals ----
  * r cos(t) and r sin(t) of philox.h, evaluated in float within a few ulp
@@ -145,17 +144,19 @@ static int f32_launch(cuda_dev *d, float *out, int64_t n, const ml_philox_keys &
     if (count > to_wrap) count = to_wrap;
     float *o = out + 4 * done;
     int64_t m = n - 4 * done < 4 * count ? n - 4 * done : 4 * count;
-    /* one block of 1024 threads an SM (randn's kernel has 42 registers a
-     * thread on sm_90; two such blocks an SM differ by under 1%, blocks of
-     * 512 threads are 1-3% slower): on an H200, 2^28 normals in 0.344 ms */
+    /* one block of 1024 threads an SM: randn's kernel fits its registers
+     * at that size, and larger or more blocks gain nothing */
     unsigned grid = grid_for(count, F32_THREADS, d, 1);
+    int rc;
     if (kind != ML_RAND_NORMAL)
-      random_f32<F32_UNIFORM><<<grid, F32_THREADS, 0, d->stream>>>(o, m, ks, lo, hi, a, b);
+      rc = cuda_launch<random_f32<F32_UNIFORM>>(d, grid, F32_THREADS, 0, "random", o, m, ks, lo,
+                                               hi, a, b);
     else if (a == 0 && b == 1)
-      random_f32<F32_STANDARD><<<grid, F32_THREADS, 0, d->stream>>>(o, m, ks, lo, hi, a, b);
+      rc = cuda_launch<random_f32<F32_STANDARD>>(d, grid, F32_THREADS, 0, "random", o, m, ks, lo,
+                                                hi, a, b);
     else
-      random_f32<F32_NORMAL><<<grid, F32_THREADS, 0, d->stream>>>(o, m, ks, lo, hi, a, b);
-    int rc = cuda_launched("random");
+      rc = cuda_launch<random_f32<F32_NORMAL>>(d, grid, F32_THREADS, 0, "random", o, m, ks, lo,
+                                              hi, a, b);
     if (rc) return rc;
     done += count;
   }
@@ -207,9 +208,9 @@ static int pairs(cuda_dev *d, const ml_array *out, int64_t n, const ml_philox_ke
                  uint64_t offset, ml_randkind kind, double p1, double p2) {
   int64_t low = kind == ML_RAND_INT ? (int64_t)p1 : 0;
   uint64_t range = kind == ML_RAND_INT ? (uint64_t)((int64_t)p2 - low) : 1;
-  random_pairs<T><<<grid_for((n + 1) / 2, 256, d, 16), 256, 0, d->stream>>>(
-      array_ptr<T>(out), n, ks, offset, (int)kind, p1, p2, low, range);
-  return cuda_launched("random");
+  return cuda_launch<random_pairs<T>>(d, grid_for((n + 1) / 2, 256, d, 16), 256, 0, "random",
+                                      array_ptr<T>(out), n, ks, offset, (int)kind, p1, p2, low,
+                                      range);
 }
 
 extern "C" int cuda_random(ml_randkind kind, const ml_array *out, uint64_t seed,

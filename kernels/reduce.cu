@@ -26,7 +26,8 @@
 
 #include <type_traits>
 
-#include "common.cuh"
+#include "map.cuh"
+#include "scratch.cuh"
 
 #define BLOCK 256
 #define MAX_CHUNKS 1024
@@ -322,19 +323,15 @@ static int launch_rows(cuda_dev *d, const reduction &rd, const Iter<2> &rows,
   if (chunk < 1) chunk = 1;
   nchunk = rd.len > 0 ? (rd.len + chunk - 1) / chunk : 1;
   dim3 grid((unsigned)(row_blocks < (1 << 20) ? row_blocks : (1 << 20)), (unsigned)nchunk);
-  if (nchunk == 1) {
-    reduce_rows<R><<<grid, BLOCK, 0, d->stream>>>(rows, rd.nrows, in, rd.s, rd.len, out,
-                                                  nullptr, chunk, 1, center, g, r);
-    return cuda_launched(op);
-  }
+  if (nchunk == 1)
+    return cuda_launch<reduce_rows<R>>(d, grid, BLOCK, 0, op, rows, rd.nrows, in, rd.s, rd.len,
+                                       out, nullptr, chunk, 1, center, g, r);
   using Acc = typename R::Acc;
   cuda_scratch part;
   int rc = part.get(d->index, (size_t)(rd.nrows * nchunk) * sizeof(Acc), op);
   if (rc) return rc;
-  reduce_rows<R><<<grid, BLOCK, 0, d->stream>>>(rows, rd.nrows, in, rd.s, rd.len, nullptr,
-                                                part.as<Acc>(), chunk, (int)nchunk, center,
-                                                g, r);
-  rc = cuda_launched(op);
+  rc = cuda_launch<reduce_rows<R>>(d, grid, BLOCK, 0, op, rows, rd.nrows, in, rd.s, rd.len,
+                                   nullptr, part.as<Acc>(), chunk, (int)nchunk, center, g, r);
   if (rc) return rc;
   Iter<2> prow = rows;
   Iter<2> packed = packed_rows(rows, nchunk);
@@ -346,10 +343,9 @@ static int launch_rows(cuda_dev *d, const reduction &rd, const Iter<2> &rows,
   int64_t blocks2 = (rd.nrows + g2.rx - 1) / g2.rx;
   dim3 grid2((unsigned)(blocks2 < (1 << 20) ? blocks2 : (1 << 20)), 1);
   Fold<R> f{r, rd.len};
-  reduce_rows<Fold<R>><<<grid2, BLOCK, 0, d->stream>>>(prow, rd.nrows, part.as<Acc>(), 1,
-                                                       nchunk, out, nullptr, nchunk, 1,
-                                                       center, g2, f);
-  return cuda_launched(op);
+  return cuda_launch<reduce_rows<Fold<R>>>(d, grid2, BLOCK, 0, op, prow, rd.nrows,
+                                            part.as<Acc>(), 1, nchunk, out, nullptr, nchunk, 1,
+                                            center, g2, f);
 }
 
 /* The rows of in (every dimension but the last) with out's matching
@@ -380,39 +376,40 @@ static int centers(cuda_dev *d, const reduction &rd, const ml_array *in, R r,
 template <class T>
 static int reduce_float(cuda_dev *d, ml_redop op, const ml_array *out, const ml_array *in,
                         const reduction &rd, int64_t ddof) {
+  const char *name = ml_redop_name(op);
   const T *p = array_ptr<T>(in);
   T *o = array_ptr<T>(out);
   int64_t *oi = array_ptr<int64_t>(out);
   switch (op) {
-    case ML_PROD: return launch_rows(d, rd, rd.rows, p, o, nullptr, FProd<T>{}, "prod");
-    case ML_MIN: return launch_rows(d, rd, rd.rows, p, o, nullptr, Ext<T, T>{1, 0, 0}, "min");
-    case ML_MAX: return launch_rows(d, rd, rd.rows, p, o, nullptr, Ext<T, T>{0, 0, 0}, "max");
+    case ML_PROD: return launch_rows(d, rd, rd.rows, p, o, nullptr, FProd<T>{}, name);
+    case ML_MIN: return launch_rows(d, rd, rd.rows, p, o, nullptr, Ext<T, T>{1, 0, 0}, name);
+    case ML_MAX: return launch_rows(d, rd, rd.rows, p, o, nullptr, Ext<T, T>{0, 0, 0}, name);
     case ML_NORMINF:
-      return launch_rows(d, rd, rd.rows, p, o, nullptr, Ext<T, T>{0, 0, 1}, "norm");
+      return launch_rows(d, rd, rd.rows, p, o, nullptr, Ext<T, T>{0, 0, 1}, name);
     case ML_ARGMIN:
-      return launch_rows(d, rd, rd.rows, p, oi, nullptr, Ext<T, int64_t>{1, 1, 0}, "argmin");
+      return launch_rows(d, rd, rd.rows, p, oi, nullptr, Ext<T, int64_t>{1, 1, 0}, name);
     case ML_ARGMAX:
-      return launch_rows(d, rd, rd.rows, p, oi, nullptr, Ext<T, int64_t>{0, 1, 0}, "argmax");
+      return launch_rows(d, rd, rd.rows, p, oi, nullptr, Ext<T, int64_t>{0, 1, 0}, name);
     case ML_ANY: case ML_ALL:
       return launch_rows(d, rd, rd.rows, p, array_ptr<uint8_t>(out), nullptr,
-                         Count<T>{op == ML_ALL}, "any");
+                         Count<T>{op == ML_ALL}, name);
     case ML_VAR: case ML_STD: {
       cuda_scratch c;
-      int rc = centers(d, rd, in, FSum<T, double>{ML_MEAN, X_ID, 0}, c, "var");
+      int rc = centers(d, rd, in, FSum<T, double>{ML_MEAN, X_ID, 0}, c, name);
       if (rc) return rc;
       return launch_rows(d, rd, rd.rows, p, o, c.as<double>(), FSum<T, T>{op, X_SQ, ddof},
-                         "var");
+                         name);
     }
     case ML_LOGSUMEXP: {
       cuda_scratch c;
-      int rc = centers(d, rd, in, Ext<T, double>{0, 0, 0}, c, "logsumexp");
+      int rc = centers(d, rd, in, Ext<T, double>{0, 0, 0}, c, name);
       if (rc) return rc;
       return launch_rows(d, rd, rd.rows, p, o, c.as<double>(), FSum<T, T>{op, X_EXP, 0},
-                         "logsumexp");
+                         name);
     }
     default: {
       int x = op == ML_NORM2 ? X_SQ : op == ML_NORM1 ? X_ABS : X_ID;
-      return launch_rows(d, rd, rd.rows, p, o, nullptr, FSum<T, T>{op, x, 0}, "sum");
+      return launch_rows(d, rd, rd.rows, p, o, nullptr, FSum<T, T>{op, x, 0}, name);
     }
   }
 }
@@ -420,24 +417,24 @@ static int reduce_float(cuda_dev *d, ml_redop op, const ml_array *out, const ml_
 template <class T>
 static int reduce_int(cuda_dev *d, ml_redop op, const ml_array *out, const ml_array *in,
                       const reduction &rd) {
+  const char *name = ml_redop_name(op);
   const T *p = array_ptr<T>(in);
   T *o = array_ptr<T>(out);
   int64_t *oi = array_ptr<int64_t>(out);
   switch (op) {
     case ML_SUM: case ML_PROD:
-      return launch_rows(d, rd, rd.rows, p, oi, nullptr, ISum<T>{op == ML_PROD}, "sum");
-    case ML_MIN: return launch_rows(d, rd, rd.rows, p, o, nullptr, Ext<T, T>{1, 0, 0}, "min");
-    case ML_MAX: return launch_rows(d, rd, rd.rows, p, o, nullptr, Ext<T, T>{0, 0, 0}, "max");
+      return launch_rows(d, rd, rd.rows, p, oi, nullptr, ISum<T>{op == ML_PROD}, name);
+    case ML_MIN: return launch_rows(d, rd, rd.rows, p, o, nullptr, Ext<T, T>{1, 0, 0}, name);
+    case ML_MAX: return launch_rows(d, rd, rd.rows, p, o, nullptr, Ext<T, T>{0, 0, 0}, name);
     case ML_ARGMIN:
-      return launch_rows(d, rd, rd.rows, p, oi, nullptr, Ext<T, int64_t>{1, 1, 0}, "argmin");
+      return launch_rows(d, rd, rd.rows, p, oi, nullptr, Ext<T, int64_t>{1, 1, 0}, name);
     case ML_ARGMAX:
-      return launch_rows(d, rd, rd.rows, p, oi, nullptr, Ext<T, int64_t>{0, 1, 0}, "argmax");
+      return launch_rows(d, rd, rd.rows, p, oi, nullptr, Ext<T, int64_t>{0, 1, 0}, name);
     case ML_ANY: case ML_ALL:
       return launch_rows(d, rd, rd.rows, p, array_ptr<uint8_t>(out), nullptr,
-                         Count<T>{op == ML_ALL}, "any");
+                         Count<T>{op == ML_ALL}, name);
     default:
-      return ml_fail(ML_EINVAL, "reduce: operation %d does not take %s input", (int)op,
-                     ml_dtype_name(in->dtype));
+      return ml_fail(ML_EINVAL, "%s: does not take %s input", name, ml_dtype_name(in->dtype));
   }
 }
 
@@ -582,9 +579,8 @@ static int cumsum_typed(cuda_dev *d, const ml_array *out, const ml_array *in) {
   const T *p = array_ptr<T>(in);
   scan_out<T> *o = array_ptr<scan_out<T>>(out);
   if (rd.len <= SHORT_ROW) {
-    cumsum_short<T><<<grid_for(rd.nrows, BLOCK, d), BLOCK, 0, d->stream>>>(
-        rd.rows, rd.nrows, p, rd.s, o, so, rd.len);
-    return cuda_launched("cumsum");
+    return cuda_launch<cumsum_short<T>>(d, grid_for(rd.nrows, BLOCK, d), BLOCK, 0, "cumsum",
+                                        rd.rows, rd.nrows, p, rd.s, o, so, rd.len);
   }
   int64_t want = (rd.len + TILE - 1) / TILE, fill = (SCAN_BLOCKS + rd.nrows - 1) / rd.nrows;
   int64_t nchunk = want < fill ? want : fill;
@@ -600,23 +596,22 @@ static int cumsum_typed(cuda_dev *d, const ml_array *out, const ml_array *in) {
     group_shape g = {1, BLOCK, 1};
     dim3 grid(gx, (unsigned)nchunk);
     if constexpr (std::is_integral<T>::value)
-      reduce_rows<ISum<T>><<<grid, BLOCK, 0, d->stream>>>(
-          rd.rows, rd.nrows, p, rd.s, rd.len, nullptr, tot.as<uint64_t>(), chunk,
-          (int)nchunk, nullptr, g, ISum<T>{0});
+      rc = cuda_launch<reduce_rows<ISum<T>>>(d, grid, BLOCK, 0, "cumsum", rd.rows, rd.nrows, p,
+                                             rd.s, rd.len, nullptr, tot.as<uint64_t>(), chunk,
+                                             (int)nchunk, nullptr, g, ISum<T>{0});
     else
-      reduce_rows<FSum<T, T>><<<grid, BLOCK, 0, d->stream>>>(
-          rd.rows, rd.nrows, p, rd.s, rd.len, nullptr, tot.as<double>(), chunk,
-          (int)nchunk, nullptr, g, FSum<T, T>{ML_SUM, X_ID, 0});
-    int rc2 = cuda_launched("cumsum");
-    if (rc2) return rc2;
-    prefix_totals<A><<<gx, BLOCK, 0, d->stream>>>(tot.as<A>(), rd.nrows, (int)nchunk);
-    rc2 = cuda_launched("cumsum");
-    if (rc2) return rc2;
+      rc = cuda_launch<reduce_rows<FSum<T, T>>>(d, grid, BLOCK, 0, "cumsum", rd.rows, rd.nrows,
+                                                p, rd.s, rd.len, nullptr, tot.as<double>(),
+                                                chunk, (int)nchunk, nullptr, g,
+                                                FSum<T, T>{ML_SUM, X_ID, 0});
+    if (!rc)
+      rc = cuda_launch<prefix_totals<A>>(d, gx, BLOCK, 0, "cumsum", tot.as<A>(), rd.nrows,
+                                         (int)nchunk);
+    if (rc) return rc;
   }
-  Iter<2> rows = rd.rows;
-  cumsum_tiles<T><<<dim3(gx, (unsigned)nchunk), BLOCK, 0, d->stream>>>(
-      rows, rd.nrows, p, rd.s, o, so, rd.len, chunk, (int)nchunk, tot.as<A>());
-  return cuda_launched("cumsum");
+  return cuda_launch<cumsum_tiles<T>>(d, dim3(gx, (unsigned)nchunk), BLOCK, 0, "cumsum", rd.rows,
+                                      rd.nrows, p, rd.s, o, so, rd.len, chunk, (int)nchunk,
+                                      tot.as<A>());
 }
 
 extern "C" int cuda_cumsum(const ml_array *out, const ml_array *in) {

@@ -219,8 +219,12 @@ describe("api: error messages name the operation", function()
   it("names the devices when a device is missing", function()
     local n = ml.cuda.device_count()
     local msg = errmsg(function() return x:to("cuda:" .. n) end)
-    assert.truthy(msg == ("to: device cuda:%d is not present (%d cuda device%s)"):format(
-                    n, n, n == 1 and "" or "s")
+    -- with no GPU, the reason the driver gave follows the count
+    local present = ("to: device cuda:%d is not present (%d cuda device%s"):format(
+      n, n, n == 1 and "" or "s")
+    assert.truthy(msg == present .. ")"
+                  or (n == 0 and msg:sub(1, #present + 2) == present .. ": "
+                      and msg:sub(-1) == ")")
                   or msg == ("to: device cuda:%d: this moonlab was built without CUDA"):format(n),
                   msg)
   end)

@@ -1,5 +1,6 @@
 -- Matrix products: mm mv dot outer matmul, checked against plain Lua loops.
 local ml = require "moonlab"
+local N = require "tests.helpers.numbers"
 
 -- A deterministic "random" m x n nested table (small integers, or halves
 -- of them when frac is set, so float results are exact or nearly so).
@@ -47,25 +48,7 @@ local function ref_mm(a, b, m, k, n)
   return c
 end
 
--- Whether nested tables (or numbers) agree within tol (relative to 1 + |e|).
-local function near(a, e, tol)
-  tol = tol or 1e-12
-  if type(e) == "number" then
-    if type(a) ~= "number" then return false end
-    if e ~= e then return a ~= a end
-    if e == math.huge or e == -math.huge then return a == e end
-    return math.abs(a - e) <= tol * (1 + math.abs(e))
-  end
-  if type(a) ~= "table" or #a ~= #e then return false end
-  for i = 1, #e do
-    if not near(a[i], e[i], tol) then return false end
-  end
-  return true
-end
-
-local function assert_near(a, e, tol)
-  assert.is_true(near(a, e, tol), "values differ")
-end
+local near, assert_near = N.near, N.assert_near
 
 local function shape_of(x) return table.concat(x.shape, "x") end
 

@@ -1,4 +1,5 @@
 local ml = require "moonlab"
+local N = require "tests.helpers.numbers"
 
 -- Values of x (any shape) in C order.
 local function flat(x)
@@ -14,15 +15,7 @@ local function flat(x)
   return out
 end
 
-local function near(actual, expected, tol)
-  assert.equal(#expected, #actual)
-  for i = 1, #expected do
-    local a, e = actual[i], expected[i]
-    if math.abs(a - e) > tol * (1 + math.abs(e)) then
-      error(("element %d: %.17g differs from %.17g"):format(i, a, e), 2)
-    end
-  end
-end
+local near = N.assert_near
 
 local function moments(t)
   local s, s2 = 0, 0

@@ -1,31 +1,15 @@
 local ml = require "moonlab"
+local N = require "tests.helpers.numbers"
 
 local inf, nan = math.huge, 0 / 0
 
 local function isnan(x) return x ~= x end
 
--- Numbers or nested tables equal within tol (relative above 1); NaN
--- matches NaN and infinities match exactly.
-local function near(a, b, tol)
-  tol = tol or 1e-12
-  if type(a) == "table" or type(b) == "table" then
-    if type(a) ~= "table" or type(b) ~= "table" or #a ~= #b then return false end
-    for i = 1, #a do
-      if not near(a[i], b[i], tol) then return false end
-    end
-    return true
-  end
-  if isnan(a) or isnan(b) then return isnan(a) and isnan(b) end
-  if a == b then return true end
-  if a == inf or a == -inf or b == inf or b == -inf then return false end
-  return math.abs(a - b) <= tol * math.max(1, math.abs(a), math.abs(b))
-end
+local near = N.near
 
+-- assert_near(expected, actual): this spec names the reference first.
 local function assert_near(expected, actual, tol)
-  if not near(expected, actual, tol) then
-    error(string.format("expected %s, got %s", require("pl.pretty").write(expected),
-                        require("pl.pretty").write(actual)), 2)
-  end
+  N.assert_near(actual, expected, tol)
 end
 
 -- Deterministic pseudo-random numbers in [-1, 1).

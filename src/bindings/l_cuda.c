@@ -1,17 +1,13 @@
 /* ml.cuda: the CUDA devices, their caching allocators and their streams.
  *
- * Built in both builds: without CUDA (make CUDA=no, or no nvcc) and on a
- * machine without a GPU there are no devices, available() is false and
+ * The same in every build: without CUDA (make CUDA=no, or no nvcc) and on
+ * a machine without a GPU there are no devices, available() is false and
  * the functions that name a device raise the core's "device cuda:0 ..."
  * error. A device is given as in "cuda:N": a number N (0-based, as in the
  * device's name) or the name itself; by default the default device when
  * it is a GPU, else cuda:0. */
 #include "../core/backend.h"
 #include "l_array.h"
-
-#ifdef ML_HAVE_CUDA
-#include "../../kernels/cuda.h"
-#endif
 
 /* The CUDA device at idx (checked to exist). */
 static ml_device check_cuda(lua_State *L, int idx) {
@@ -48,11 +44,9 @@ static int synchronize(lua_State *L) {
   return 0;
 }
 
-#ifdef ML_HAVE_CUDA
 static int device_name(lua_State *L) {
-  ml_device d = check_cuda(L, 1);
-  const char *name = cuda_device_name(d.index);
-  if (!name) return luaL_error(L, "cuda: cannot read the name of cuda:%d", d.index);
+  char name[256];
+  l_check(L, ml_device_product_name(check_cuda(L, 1), name, sizeof name));
   lua_pushstring(L, name);
   return 1;
 }
@@ -61,9 +55,8 @@ static int device_name(lua_State *L) {
  * the allocator's size classes), kept for reuse, the most ever allocated,
  * and the device's memory. */
 static int memory(lua_State *L) {
-  ml_device d = check_cuda(L, 1);
-  cuda_memory_stats s;
-  l_check(L, cuda_memory(d.index, &s));
+  ml_device_memory s;
+  l_check(L, ml_device_memory_of(check_cuda(L, 1), &s));
   lua_createtable(L, 0, 4);
   lua_pushinteger(L, (lua_Integer)s.allocated);
   lua_setfield(L, -2, "allocated");
@@ -77,27 +70,9 @@ static int memory(lua_State *L) {
 }
 
 static int empty_cache(lua_State *L) {
-  ml_device d = check_cuda(L, 1);
-  l_check(L, cuda_empty_cache(d.index));
+  l_check(L, ml_device_empty_cache(check_cuda(L, 1)));
   return 0;
 }
-#else
-/* Without CUDA no device exists: check_cuda raises the core's error. */
-static int device_name(lua_State *L) {
-  check_cuda(L, 1);
-  return 0;
-}
-
-static int memory(lua_State *L) {
-  check_cuda(L, 1);
-  return 0;
-}
-
-static int empty_cache(lua_State *L) {
-  check_cuda(L, 1);
-  return 0;
-}
-#endif
 
 void l_open_cuda(lua_State *L, int module, int methods) {
   (void)methods;

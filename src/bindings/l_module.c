@@ -1,18 +1,13 @@
 /* luaopen_moonlab: builds the module table from the binding areas, ties the
  * allocator to the Lua garbage collector, and registers the embedded Lua
  * modules with package.preload. */
+#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <time.h>
 
 #include "../core/backend.h"
-#include "../cpu/cpu.h"
 #include "l_array.h"
 #include "moonlab.h"
-
-#ifdef ML_HAVE_CUDA
-#include "../../kernels/cuda.h"
-#endif
 
 static lua_State *main_state;
 
@@ -71,34 +66,43 @@ static int get_device(lua_State *L) {
   return 1;
 }
 
-static void push_stats(lua_State *L, ml_device_kind kind) {
-  ml_memory_stats s = ml_memory(kind);
-  lua_createtable(L, 0, 3);
+static ml_device optdevice(lua_State *L, int idx) {
+  return lua_isnoneornil(L, idx) ? ml_default_device() : l_checkdevice(L, idx);
+}
+
+/* ml.memory([device]), default the default device: bytes held by live
+ * arrays of the device's kind, their peak and how many arrays there are
+ * (the core's count), and the bytes its allocator caches for reuse. */
+static int memory(lua_State *L) {
+  ml_device d = optdevice(L, 1);
+  ml_device_memory dm;
+  l_check(L, ml_device_memory_of(d, &dm));
+  ml_memory_stats s = ml_memory((ml_device_kind)d.kind);
+  lua_createtable(L, 0, 4);
   lua_pushinteger(L, (lua_Integer)s.allocated);
   lua_setfield(L, -2, "allocated");
   lua_pushinteger(L, (lua_Integer)s.peak);
   lua_setfield(L, -2, "peak");
   lua_pushinteger(L, (lua_Integer)s.count);
   lua_setfield(L, -2, "arrays");
-}
-
-/* The core's count for a device's kind ([device], default the default
- * device): bytes held by live arrays, the peak, and how many arrays; the
- * Lua half (init.lua) adds what the device's allocator caches. */
-static int memory(lua_State *L) {
-  ml_device d = lua_isnoneornil(L, 1) ? ml_default_device() : l_checkdevice(L, 1);
-  push_stats(L, (ml_device_kind)d.kind);
+  lua_pushinteger(L, (lua_Integer)dm.cached);
+  lua_setfield(L, -2, "cached");
   return 1;
 }
 
+/* ml.empty_cache([device]): gives the blocks the allocator caches back. */
+static int empty_cache(lua_State *L) {
+  l_check(L, ml_device_empty_cache(optdevice(L, 1)));
+  return 0;
+}
+
 static int reset_peak(lua_State *L) {
-  ml_device d = lua_isnoneornil(L, 1) ? ml_default_device() : l_checkdevice(L, 1);
-  ml_memory_reset_peak((ml_device_kind)d.kind);
+  ml_memory_reset_peak((ml_device_kind)optdevice(L, 1).kind);
   return 0;
 }
 
 static int synchronize(lua_State *L) {
-  ml_device d = lua_isnoneornil(L, 1) ? ml_default_device() : l_checkdevice(L, 1);
+  ml_device d = optdevice(L, 1);
   const ml_backend *be;
   l_check(L, ml_backend_get(d, &be));
   l_check(L, be->synchronize(d.index));
@@ -114,27 +118,34 @@ static int wall_clock(lua_State *L) {
   return 1;
 }
 
-/* MOONLAB_DEVICE=cpu|cuda picks the default device; without it the first
- * GPU when there is one. A GPU asked for but absent falls back to the CPU. */
-static void choose_default_device(void) {
+/* MOONLAB_DEVICE=cpu|cuda|cuda:N picks the default device, which must be
+ * usable; without it the first GPU when there is one, else the CPU. */
+static int choose_default_device(void) {
   const char *env = getenv("MOONLAB_DEVICE");
   ml_device d = ml_cpu();
-  if ((!env || strncmp(env, "cuda", 4) == 0) && ml_device_count(ML_CUDA) > 0) {
+  if (env && *env) {
+    const ml_backend *be;
+    if (!ml_device_parse(env, &d))
+      return ml_fail(ML_EINVAL, "MOONLAB_DEVICE=%s: not a device (cpu, cuda or cuda:N)",
+                     env);
+    if (ml_backend_get(d, &be)) {
+      char why[256];
+      snprintf(why, sizeof why, "%s", ml_last_error());
+      return ml_fail(ML_EDEVICE, "MOONLAB_DEVICE=%s: %s", env, why);
+    }
+  } else if (ml_device_count(ML_CUDA) > 0) {
     d.kind = ML_CUDA;
-    if (!env || !ml_device_parse(env, &d) || d.index >= ml_device_count(ML_CUDA))
-      d.index = 0;
   }
   ml_set_default_device(d);
+  return ML_OK;
 }
 
 int luaopen_moonlab(lua_State *L) {
   static int initialised;
   if (!initialised) {
-    cpu_backend_init();
-#ifdef ML_HAVE_CUDA
-    cuda_backend_init();
-#endif
-    choose_default_device();
+    int rc = ml_backends_init();
+    if (!rc) rc = choose_default_device();
+    if (rc) return luaL_error(L, "%s", ml_last_error());
     initialised = 1;
   }
   lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_MAINTHREAD);
@@ -168,6 +179,7 @@ int luaopen_moonlab(lua_State *L) {
       {"set_device", set_device},
       {"device", get_device},
       {"memory", memory},
+      {"empty_cache", empty_cache},
       {"reset_peak_memory", reset_peak},
       {"synchronize", synchronize},
       {"clock", wall_clock},

@@ -2,21 +2,11 @@
 
 #include <string.h>
 
+#include "backend.h"
 #include "copy.h"
 #include "status.h"
 #include "view.h"
 
-static const char *const unop_names[ML_NUNARY] = {
-    "neg", "abs", "sqrt", "exp", "log", "log1p", "expm1", "sin", "cos",
-    "tanh", "sigmoid", "floor", "ceil", "round", "logical_not", "isnan",
-    "isinf", "isfinite"};
-
-static const char *const binop_names[ML_NBINARY] = {
-    "add", "sub", "mul", "div", "pow", "idiv", "mod", "minimum", "maximum",
-    "eq", "ne", "lt", "le", "gt", "ge"};
-
-const char *ml_unop_name(ml_unop op) { return unop_names[op]; }
-const char *ml_binop_name(ml_binop op) { return binop_names[op]; }
 
 static int is_comparison(ml_binop op) { return op >= ML_EQ && op <= ML_GE; }
 
@@ -96,7 +86,7 @@ int ml_unary(ml_unop op, ml_array *out, const ml_array *a) {
   if (rc) return rc;
   ml_array conv = {0}, r = {0}, *res = result_slot(out, &r);
   const ml_array *x;
-  rc = prepare(unop_names[op], a, unary_compute(op, a->dtype), a->ndim,
+  rc = prepare(ml_unop_name(op), a, unary_compute(op, a->dtype), a->ndim,
                a->shape, &conv, &x);
   if (!rc) rc = ml_array_empty_like(res, a, ml_unary_dtype(op, a->dtype));
   if (!rc) rc = be->unary(op, res, x);
@@ -106,7 +96,7 @@ int ml_unary(ml_unop op, ml_array *out, const ml_array *a) {
 
 int ml_binary(ml_binop op, ml_array *out, const ml_array *a,
               const ml_array *b) {
-  const char *name = binop_names[op];
+  const char *name = ml_binop_name(op);
   int ndim, rc = ml_check_same_device(name, a, b);
   int64_t shape[ML_MAX_DIMS];
   if (!rc)
@@ -131,7 +121,7 @@ int ml_binary(ml_binop op, ml_array *out, const ml_array *a,
 
 int ml_binary_scalar(ml_binop op, ml_array *out, const ml_array *a,
                      ml_scalar s, int reversed) {
-  const char *name = binop_names[op];
+  const char *name = ml_binop_name(op);
   ml_dtype t = ml_dtype_with_scalar(a->dtype, s);
   if (!ml_scalar_fits(s, t)) {
     if (!is_comparison(op))

@@ -30,11 +30,7 @@
 #define ML_ELEMENTWISE_H
 
 #include "array.h"
-#include "backend.h"
-
-/* "add", "neg", ...: the names used in error messages and in Lua. */
-const char *ml_unop_name(ml_unop op);
-const char *ml_binop_name(ml_binop op);
+#include "ops.h"
 
 /* The result dtype of op on an operand of dtype t. */
 ml_dtype ml_unary_dtype(ml_unop op, ml_dtype t);

@@ -75,6 +75,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -105,6 +106,24 @@ int ml_knn_method_parse(const char *name, ml_knn_method *out) {
   return 0;
 }
 
+static const char *const knn_entries[] = {"tile", "refine", "filter", "sample"};
+_Static_assert(offsetof(ml_knn_backend, tile) +
+                       sizeof knn_entries / sizeof *knn_entries * sizeof(void (*)(void)) ==
+                   sizeof(ml_knn_backend),
+               "knn_entries names every function of ml_knn_backend");
+
+static ml_backend_area knn_area = {"knn", knn_entries,
+                                   sizeof knn_entries / sizeof *knn_entries,
+                                   offsetof(ml_knn_backend, tile), {NULL}};
+
+int ml_knn_backend_register(ml_device_kind kind, const ml_knn_backend *t) {
+  return ml_backend_area_register(&knn_area, kind, t);
+}
+
+int ml_knn_backend_get(ml_device device, const ml_knn_backend **out) {
+  return ml_backend_area_get(&knn_area, device, (const void **)out);
+}
+
 int ml_knn_metric_parse(const char *name, ml_knn_metric *out) {
   static const char *const names[] = {"euclidean", "sqeuclidean", "cosine",
                                       "ip"};
@@ -119,6 +138,7 @@ int ml_knn_metric_parse(const char *name, ml_knn_metric *out) {
 /* What every pass shares. */
 typedef struct {
   const ml_backend *be;
+  const ml_knn_backend *kb;
   ml_knn_metric metric;
   const ml_array *refs, *raux; /* n x d; n (NULL for IP) */
   int64_t k, avail;            /* avail: references one query may have */
@@ -204,13 +224,13 @@ static int query_tile(const search *s, const batch *b, int64_t i0, int64_t mi,
     ml_knn_tile t = {s->metric, &v[V_Q], &v[V_R], j0, opt(&v[V_QAUX]),
                      opt(&v[V_RAUX]), opt(&v[V_SELF]), &v[V_KEYS],
                      &v[V_INDEX], &v[V_WORK], b->tf32};
-    if (!rc) rc = s->be->knn_tile(&t);
+    if (!rc) rc = s->kb->tile(&t);
     release_views(v, V_R, V_COUNT);
   }
   ml_knn_refine r = {s->metric, &v[V_Q], s->refs, &v[V_KEYS], &v[V_INDEX],
                      &v[V_BOUND], all, &v[V_DIST], &v[V_NEAR], &v[V_OK],
                      NULL, NULL};
-  if (!rc) rc = s->be->knn_refine(&r);
+  if (!rc) rc = s->kb->refine(&r);
   release_views(v, 0, V_COUNT);
   return rc;
 }
@@ -262,14 +282,11 @@ static int search_pass(const search *s, const batch *b, int64_t c) {
 static int filter_step(const search *s, int64_t d, int self,
                        ml_knn_method method, int64_t *step) {
   int64_t kk = s->k + self, most = ML_KNN_SAMPLE_BLOCKS / 2;
-  int has = s->be->knn_filter && s->be->knn_sample, can = has && kk <= most;
+  int can = kk <= most;
   double per = -ML_KNN_SAMPLE_BLOCKS *
                log1p(-(double)kk / ML_KNN_SAMPLE_BLOCKS);
   int64_t each = (int64_t)(FILTER_TARGET / per);
   *step = 0;
-  if (method == ML_KNN_FILTER && !has)
-    return ml_fail(ML_EDEVICE, "knn: the %s backend has no filtered search",
-                   s->be->name);
   if (method == ML_KNN_FILTER && !can)
     return ml_fail(ML_EINVAL,
                    "knn: the filtered search takes k up to %lld (%lld with "
@@ -277,7 +294,7 @@ static int filter_step(const search *s, int64_t d, int self,
                    (long long)most, (long long)most - 1, (long long)s->k);
   if (method == ML_KNN_FILTER)
     *step = each > 1 ? each : 1;
-  else if (method == ML_KNN_AUTO && can && s->be->knn_filter_first &&
+  else if (method == ML_KNN_AUTO && can && s->kb->filter_first &&
            d <= FILTER_MAX_D && each >= 2)
     *step = each;
   return ML_OK;
@@ -329,16 +346,16 @@ static int filter_tile(const search *s, const batch *b, filter_scratch *f,
   if (!rc) rc = ml_fill("knn", &v[COUNT], ml_scalar_int(0));
   ml_knn_sample sm = {s->metric, &v[Q], s->refs, opt(&v[QAUX]), s->raux, step,
                       s->k + (b->self != NULL), &v[MTH], b->tf32};
-  if (!rc) rc = s->be->knn_sample(&sm);
+  if (!rc) rc = s->kb->sample(&sm);
   if (!rc) rc = filter_limit(&v[LIMIT], &v[MTH], &v[BOUND], b->q->dtype);
   ml_knn_filter fl = {s->metric, &v[Q], s->refs, opt(&v[QAUX]), s->raux,
                       opt(&v[SELF]), &v[LIMIT], &v[KEYS], &v[INDEX], &v[COUNT],
                       b->tf32};
-  if (!rc) rc = s->be->knn_filter(&fl);
+  if (!rc) rc = s->kb->filter(&fl);
   ml_knn_refine r = {s->metric, &v[Q], s->refs, &v[KEYS], &v[INDEX],
                      &v[BOUND], 0, &v[DIST], &v[NEAR], &v[OK], &v[COUNT],
                      &v[LIMIT]};
-  if (!rc) rc = s->be->knn_refine(&r);
+  if (!rc) rc = s->kb->refine(&r);
   release_views(v, 0, COUNT_V);
   return rc;
 }
@@ -586,17 +603,13 @@ int ml_knn(ml_array *dist, ml_array *index, const ml_array *queries,
   if (!ml_dtype_is_float(t)) t = ML_FLOAT64;
   int64_t m = queries->shape[0], d = queries->shape[1], shape[2] = {m, k};
   ml_device dev = ml_array_device(queries);
-  search s = {NULL, opts->metric, NULL, NULL, k,
+  search s = {NULL, NULL, opts->metric, NULL, NULL, k,
               refs->shape[0] - (opts->exclude_self != 0),
               scratch_budget(opts->budget, m, refs->shape[0], k, t)};
   ml_array q = {0}, r = {0}, qn = {0}, rn = {0}, qaux = {0}, raux = {0},
            self = {0}, bound = {0}, fast = {0}, ok = {0}, rd = {0}, ri = {0};
   rc = ml_backend_get(dev, &s.be);
-  if (!rc && (!s.be->knn_tile || !s.be->knn_refine)) {
-    char name[ML_DEVICE_NAME_MAX];
-    rc = ml_fail(ML_EDEVICE, "knn: the %s backend has no kNN search (on %s)",
-                 s.be->name, ml_device_name(dev, name));
-  }
+  if (!rc) rc = ml_knn_backend_get(dev, &s.kb);
   if (!rc) rc = ml_array_empty(&rd, t, 2, shape, dev);
   if (!rc) rc = ml_array_empty(&ri, ML_INT64, 2, shape, dev);
   if (!rc && m > 0) {

@@ -25,7 +25,7 @@
 #ifndef ML_KNN_H
 #define ML_KNN_H
 
-#include "backend.h"
+#include "knn_backend.h"
 
 #define ML_KNN_BUDGET ((int64_t)1 << 30)
 

@@ -74,7 +74,7 @@ ML_PHILOX_FN uint32_t ml_philox_mulhi(uint32_t a, uint32_t b) {
 /* The round keys of key (k0, k1): round r uses k0 + r W0 and k1 + r W1
  * (mod 2^32). Made once per call: the CUDA kernels take them as launch
  * parameters and read them from the constant bank, which leaves Philox 20
- * registers a thread fewer (float32 randn 4% faster on an H200). */
+ * registers a thread fewer. */
 typedef struct {
   uint32_t k0[10], k1[10];
 } ml_philox_keys;

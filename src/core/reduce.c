@@ -1,26 +1,9 @@
 #include "reduce.h"
 
+#include "backend.h"
 #include "copy.h"
 #include "status.h"
 #include "view.h"
-
-const char *ml_redop_name(ml_redop op) {
-  switch (op) {
-    case ML_SUM: return "sum";
-    case ML_PROD: return "prod";
-    case ML_MIN: return "min";
-    case ML_MAX: return "max";
-    case ML_ARGMIN: return "argmin";
-    case ML_ARGMAX: return "argmax";
-    case ML_MEAN: return "mean";
-    case ML_VAR: return "var";
-    case ML_STD: return "std";
-    case ML_LOGSUMEXP: return "logsumexp";
-    case ML_ANY: return "any";
-    case ML_ALL: return "all";
-    default: return "norm";
-  }
-}
 
 /* Whether op computes in floating point (integer inputs become float64). */
 static int wants_float(ml_redop op) {

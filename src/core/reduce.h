@@ -4,10 +4,8 @@
 #ifndef ML_REDUCE_H
 #define ML_REDUCE_H
 
-#include "backend.h"
-
-/* The operation's name in messages: "sum", "argmax", "norm"... */
-const char *ml_redop_name(ml_redop op);
+#include "array.h"
+#include "ops.h"
 
 /* out = op(a) over dimension dim (0-based), or over every element when dim
  * is -1 (a 0-d result). keepdim keeps the reduced dimensions with size 1.

@@ -3,10 +3,10 @@
 #ifndef ML_CPU_H
 #define ML_CPU_H
 
-#include "../core/backend.h"
+#include "../core/knn_backend.h"
 
-/* Registers the CPU backend with the core. */
-void cpu_backend_init(void);
+/* Registers the CPU backend with the core (core/backends.c calls it). */
+int cpu_backend_init(void);
 
 /* cpu_memory.c */
 int cpu_alloc(int device_index, size_t nbytes, void **ptr);
@@ -14,6 +14,9 @@ void cpu_free(int device_index, void *ptr, size_t nbytes);
 int cpu_upload(const ml_array *dst, const void *host);
 int cpu_download(void *host, const ml_array *src);
 int cpu_synchronize(int device_index);
+int cpu_memory(int device_index, ml_device_memory *out);
+int cpu_empty_cache(int device_index);
+int cpu_device_name(int device_index, char *buf, size_t n);
 
 /* cpu_copy.c */
 int cpu_copy(const ml_array *dst, const ml_array *src);
@@ -59,10 +62,7 @@ int cpu_topk(const ml_array *values, const ml_array *indices,
 int cpu_random(ml_randkind kind, const ml_array *out, uint64_t seed,
                uint64_t offset, double p1, double p2);
 
-/* cpu_knn.c */
-int cpu_knn_tile(const ml_knn_tile *t);
-int cpu_knn_refine(const ml_knn_refine *r);
-int cpu_knn_filter(const ml_knn_filter *f);
-int cpu_knn_sample(const ml_knn_sample *s);
+/* cpu_knn.c: the kNN area's table. */
+extern const ml_knn_backend cpu_knn_backend;
 
 #endif

@@ -2,8 +2,12 @@
 
 static const ml_backend cpu_backend = {
     .name = "cpu",
+    .tf32 = 0,
     .alloc = cpu_alloc,
     .free = cpu_free,
+    .memory = cpu_memory,
+    .empty_cache = cpu_empty_cache,
+    .device_name = cpu_device_name,
     .upload = cpu_upload,
     .download = cpu_download,
     .synchronize = cpu_synchronize,
@@ -24,10 +28,10 @@ static const ml_backend cpu_backend = {
     .sort = cpu_sort,
     .topk = cpu_topk,
     .random = cpu_random,
-    .knn_tile = cpu_knn_tile,
-    .knn_refine = cpu_knn_refine,
-    .knn_filter = cpu_knn_filter,
-    .knn_sample = cpu_knn_sample,
 };
 
-void cpu_backend_init(void) { ml_backend_register(ML_CPU, &cpu_backend, 1); }
+int cpu_backend_init(void) {
+  int rc = ml_backend_register(ML_CPU, &cpu_backend, 1, NULL);
+  if (!rc) rc = ml_knn_backend_register(ML_CPU, &cpu_knn_backend);
+  return rc;
+}

@@ -29,7 +29,7 @@
 /* On x86-64 the run functions are also built for AVX2 and AVX-512, and
  * the loader picks the best copy for the machine: the baseline (SSE2)
  * cannot vectorise the 64-bit compares and selects that exp, comparisons
- * and where need, and wider vectors make exp about 1.3x faster again. All
+ * and where need, and wider vectors speed exp up further. All
  * copies give identical results: under -std=c11 GCC does not contract
  * a * b + c into a fused multiply-add. */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)

@@ -26,6 +26,7 @@
 
 #include "../core/status.h"
 #include "cpu.h"
+#include "select.h"
 #include "strided.h"
 
 #ifdef _OPENMP
@@ -39,66 +40,10 @@
 #define CHUNK_BYTES ((int64_t)64 << 20)
 #define CHUNK_ROWS 64
 
-/* A candidate: its key as an unsigned integer in the order of the keys
- * (NaN last, -0 as +0, as in cpu_sort.c), and its 1-based index. */
-typedef struct {
-  uint64_t key;
-  int64_t idx;
-} pair;
-
-static inline uint64_t order_key(double v) {
-  if (v != v) return UINT64_MAX;
-  v += 0.0; /* -0 becomes +0 */
-  uint64_t u;
-  memcpy(&u, &v, sizeof u);
-  return u ^ ((uint64_t)((int64_t)u >> 63) | (uint64_t)1 << 63);
-}
-
-/* The double of an order_key (NaN for UINT64_MAX). */
-static inline double key_value(uint64_t u) {
-  u = u >> 63 ? u & ~((uint64_t)1 << 63) : ~u;
-  double v;
-  memcpy(&v, &u, sizeof v);
-  return v;
-}
-
-static inline int before(pair a, pair b) {
-  return a.key < b.key || (a.key == b.key && a.idx < b.idx);
-}
-
-static int by_pair(const void *a, const void *b) {
-  return before(*(const pair *)a, *(const pair *)b) ? -1
-         : before(*(const pair *)b, *(const pair *)a) ? 1 : 0;
-}
-
-/* Moves the c smallest of p[0..n) into p[0..c), the largest of them at
- * p[c - 1] (quickselect, median-of-three pivots); 0 < c <= n. */
-static void select_first(pair *p, int64_t n, int64_t c) {
-  int64_t lo = 0, hi = n - 1, nth = c - 1;
-  while (hi > lo) {
-    int64_t mid = lo + (hi - lo) / 2;
-    pair t;
-    if (before(p[mid], p[lo])) t = p[mid], p[mid] = p[lo], p[lo] = t;
-    if (before(p[hi], p[lo])) t = p[hi], p[hi] = p[lo], p[lo] = t;
-    if (before(p[hi], p[mid])) t = p[hi], p[hi] = p[mid], p[mid] = t;
-    pair pivot = p[mid];
-    int64_t i = lo, j = hi;
-    while (i <= j) {
-      while (before(p[i], pivot)) i++;
-      while (before(pivot, p[j])) j--;
-      if (i <= j) {
-        t = p[i], p[i] = p[j], p[j] = t;
-        i++;
-        j--;
-      }
-    }
-    if (nth <= j)
-      hi = j;
-    else if (nth >= i)
-      lo = i;
-    else
-      return;
-  }
+/* A candidate: the order key (select.h) of its key as a double, and its
+ * 1-based index. */
+static inline cpu_pair candidate(double key, int64_t idx) {
+  return (cpu_pair){ml_order_key_f64(key), idx};
 }
 
 /* The fast keys (backend.h) of nt dot products w, in place. */
@@ -127,7 +72,7 @@ CPU_KNN_KEYS(keys_f64, double)
  * into the row's candidate list with buf (room for cap >= c + BLOCK
  * pairs). */
 #define CPU_KNN_ROW(name, T, KEYS_FN)                                          \
-  static void name(const ml_knn_tile *t, int64_t i, int64_t wi, pair *buf,     \
+  static void name(const ml_knn_tile *t, int64_t i, int64_t wi, cpu_pair *buf, \
                    int64_t cap) {                                              \
     int64_t nt = t->refs->shape[0], c = t->keys->shape[1], n = 0;              \
     T *w = (T *)ml_array_data(t->work) + wi * nt;                              \
@@ -140,7 +85,7 @@ CPU_KNN_KEYS(keys_f64, double)
     double tau = -INFINITY;                                                    \
     for (int64_t j = 0; j < c; j++)                                            \
       if (idx[j] != INT64_MAX) {                                               \
-        buf[n++] = (pair){order_key(key[j]), idx[j]};                          \
+        buf[n++] = candidate(key[j], idx[j]);                                  \
         if (key[j] > tau) tau = key[j];                                        \
       }                                                                        \
     if (n < c) tau = INFINITY;                                                 \
@@ -154,24 +99,23 @@ CPU_KNN_KEYS(keys_f64, double)
         if (!hit) continue;                                                    \
       }                                                                        \
       if (n > cap - BLOCK) {                                                   \
-        select_first(buf, n, c);                                               \
+        tau = ml_order_key_value_f64(cpu_pairs_keep(buf, n, c));               \
         n = c;                                                                 \
-        tau = key_value(buf[c - 1].key);                                       \
       }                                                                        \
       for (int64_t j = j0; j < j1; j++) {                                      \
         double x = w[j];                                                       \
         int64_t id = t->base + j + 1;                                          \
-        buf[n] = (pair){order_key(x == x ? x : INFINITY), id};                 \
+        buf[n] = candidate(x == x ? x : INFINITY, id);                         \
         n += !(x > tau) & (id != self);                                        \
       }                                                                        \
     }                                                                          \
     if (n > c) {                                                               \
-      select_first(buf, n, c);                                                 \
+      cpu_pairs_keep(buf, n, c);                                               \
       n = c;                                                                   \
     }                                                                          \
     for (int64_t j = 0; j < c; j++) {                                          \
-      key[j] = j < n ? (T)key_value(buf[j].key) : (T)INFINITY;                 \
-      idx[j] = j < n ? buf[j].idx : INT64_MAX;                                 \
+      key[j] = j < n ? (T)ml_order_key_value_f64(buf[j].key) : (T)INFINITY;    \
+      idx[j] = j < n ? buf[j].pos : INT64_MAX;                                 \
     }                                                                          \
   }
 
@@ -197,7 +141,7 @@ static int dot_products(const ml_array *queries, const ml_array *refs,
   return cpu_gemm(&g);
 }
 
-int cpu_knn_tile(const ml_knn_tile *t) {
+static int knn_tile(const ml_knn_tile *t) {
   int64_t mt = t->queries->shape[0], nt = t->refs->shape[0];
   int64_t c = t->keys->shape[1];
   if (mt == 0 || nt == 0) return ML_OK;
@@ -208,7 +152,7 @@ int cpu_knn_tile(const ml_knn_tile *t) {
   int64_t cap = 3 * c + BLOCK;
   int threads = cpu_threads_for(chunk * nt, CPU_PARALLEL_MIN), rc = ML_OK;
   if (threads > chunk) threads = (int)chunk;
-  pair *bufs = malloc((size_t)(threads * cap) * sizeof *bufs);
+  cpu_pair *bufs = malloc((size_t)(threads * cap) * sizeof *bufs);
   if (!bufs)
     return ml_fail(ML_ENOMEM, "knn: out of memory for %lld candidates a query",
                    (long long)c);
@@ -220,9 +164,9 @@ int cpu_knn_tile(const ml_knn_tile *t) {
 #pragma omp parallel num_threads(threads) if (threads > 1)
     {
 #ifdef _OPENMP
-      pair *buf = bufs + omp_get_thread_num() * cap;
+      cpu_pair *buf = bufs + omp_get_thread_num() * cap;
 #else
-      pair *buf = bufs;
+      cpu_pair *buf = bufs;
 #endif
 #pragma omp for schedule(dynamic, 16)
       for (int64_t i = i0; i < i0 + rows; i++) {
@@ -273,7 +217,7 @@ static void filter_row(const ml_knn_filter *f, int64_t i, int64_t j0, void *w,
   }
 }
 
-int cpu_knn_filter(const ml_knn_filter *f) {
+static int knn_filter(const ml_knn_filter *f) {
   int64_t mt = f->queries->shape[0], n = f->refs->shape[0];
   if (mt == 0 || n == 0) return ML_OK;
   size_t es = ml_dtype_size(f->queries->dtype);
@@ -338,7 +282,7 @@ static void sample_row(const ml_knn_sample *sm, int64_t i, void *w,
     ((double *)ml_array_data(sm->out))[i] = low[sm->kk - 1];
 }
 
-int cpu_knn_sample(const ml_knn_sample *sm) {
+static int knn_sample(const ml_knn_sample *sm) {
   int64_t mt = sm->queries->shape[0], n = sm->refs->shape[0];
   int64_t ns = (n + sm->step - 1) / sm->step;
   if (mt == 0) return ML_OK;
@@ -425,8 +369,9 @@ static double out_distance(ml_knn_metric metric, double key) {
                                     : key;
 }
 
-/* Row i of the refinement, with buf room for the c candidates. */
-static void refine_row(const ml_knn_refine *r, int64_t i, pair *buf) {
+/* Row i of the refinement, with buf room for the c candidates and k more
+ * pairs. */
+static void refine_row(const ml_knn_refine *r, int64_t i, cpu_pair *buf) {
   int64_t d = r->queries->shape[1], width = r->keys->shape[1], c = width;
   int64_t k = r->dist->shape[1];
   if (r->count) {
@@ -463,7 +408,7 @@ static void refine_row(const ml_knn_refine *r, int64_t i, pair *buf) {
     else
       exact_f64(r->metric, (const double *)q, r64, d, qnorm, key);
     for (int l = 0; l < LANES && j0 + l < c; l++)
-      buf[j0 + l] = (pair){order_key(key[l]), idx[j0 + l]};
+      buf[j0 + l] = candidate(key[l], idx[j0 + l]);
   }
   /* w: the limit of a filtered list, else its largest fast key */
   const char *fast =
@@ -473,12 +418,11 @@ static void refine_row(const ml_knn_refine *r, int64_t i, pair *buf) {
     double x = f32 ? ((const float *)fast)[j] : ((const double *)fast)[j];
     if (!(x <= w)) w = x;
   }
-  if (k < c) select_first(buf, c, k);
-  qsort(buf, (size_t)k, sizeof *buf, by_pair);
+  cpu_pairs_smallest(buf, buf + c, c, k);
   int64_t *near = (int64_t *)ml_array_data(r->nearest) + i * k;
   for (int64_t j = 0; j < k; j++) {
-    near[j] = buf[j].idx;
-    double v = out_distance(r->metric, key_value(buf[j].key));
+    near[j] = buf[j].pos;
+    double v = out_distance(r->metric, ml_order_key_value_f64(buf[j].key));
     if (f32)
       ((float *)ml_array_data(r->dist))[i * k + j] = (float)v;
     else
@@ -486,18 +430,18 @@ static void refine_row(const ml_knn_refine *r, int64_t i, pair *buf) {
   }
   double bound = ((const double *)ml_array_data(r->bound))[i];
   ((uint8_t *)ml_array_data(r->ok))[i] =
-      r->all || w - bound > key_value(buf[k - 1].key);
+      r->all || w - bound > ml_order_key_value_f64(buf[k - 1].key);
 }
 
-int cpu_knn_refine(const ml_knn_refine *r) {
+static int knn_refine(const ml_knn_refine *r) {
   int64_t mt = r->queries->shape[0], c = r->keys->shape[1];
-  int64_t d = r->queries->shape[1];
+  int64_t d = r->queries->shape[1], k = r->dist->shape[1];
   if (mt == 0) return ML_OK;
   int threads = cpu_threads_for(mt * c * (d + 1), CPU_PARALLEL_MIN), failed = 0;
   if (threads > mt) threads = (int)mt;
 #pragma omp parallel num_threads(threads) if (threads > 1)
   {
-    pair *buf = malloc((size_t)c * sizeof *buf);
+    cpu_pair *buf = malloc((size_t)(c + k) * sizeof *buf);
     if (!buf) {
 #pragma omp atomic write
       failed = 1;
@@ -513,3 +457,11 @@ int cpu_knn_refine(const ml_knn_refine *r) {
   if (ml_interrupt_take()) return ml_fail(ML_EINTR, "knn: interrupted");
   return ML_OK;
 }
+
+const ml_knn_backend cpu_knn_backend = {
+    .filter_first = 0,
+    .tile = knn_tile,
+    .refine = knn_refine,
+    .filter = knn_filter,
+    .sample = knn_sample,
+};

@@ -1,7 +1,9 @@
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "../core/status.h"
 #include "cpu.h"
@@ -11,6 +13,10 @@
  * NumPy's do: first touching fresh memory then faults once per 2 MiB
  * instead of once per 4 KiB, which makes a large result about 3x cheaper. */
 #define CPU_HUGEPAGE_MIN ((size_t)4 << 20)
+
+/* Bytes handed out, rounded as allocated, and their peak. Arrays are
+ * allocated and freed by the host thread that runs Lua. */
+static size_t allocated, peak;
 
 /* 64-byte alignment: whole cache lines, and aligned AVX-512 loads. The
  * block comes from malloc, over-allocated by 64 bytes and aligned by hand
@@ -24,6 +30,8 @@ int cpu_alloc(int device_index, size_t nbytes, void **ptr) {
   char *p = (char *)(((uintptr_t)raw + 64) & ~(uintptr_t)63);
   ((void **)p)[-1] = raw;
   *ptr = p;
+  allocated += rounded;
+  if (allocated > peak) peak = allocated;
 #ifdef MADV_HUGEPAGE
   if (rounded >= CPU_HUGEPAGE_MIN) {
     uintptr_t begin = ((uintptr_t)p + 4095) & ~(uintptr_t)4095;
@@ -36,8 +44,44 @@ int cpu_alloc(int device_index, size_t nbytes, void **ptr) {
 
 void cpu_free(int device_index, void *ptr, size_t nbytes) {
   (void)device_index;
-  (void)nbytes;
-  if (ptr) free(((void **)ptr)[-1]);
+  if (!ptr) return;
+  free(((void **)ptr)[-1]);
+  allocated -= (nbytes + 63) & ~(size_t)63;
+}
+
+/* malloc keeps no cache of its own that moonlab could give back. */
+int cpu_memory(int device_index, ml_device_memory *out) {
+  (void)device_index;
+  long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
+  out->allocated = allocated;
+  out->cached = 0;
+  out->peak = peak;
+  out->total = pages > 0 && size > 0 ? (size_t)pages * (size_t)size : 0;
+  return ML_OK;
+}
+
+int cpu_empty_cache(int device_index) {
+  (void)device_index;
+  return ML_OK;
+}
+
+/* The processor's model name from /proc/cpuinfo, or "cpu". */
+int cpu_device_name(int device_index, char *buf, size_t n) {
+  (void)device_index;
+  snprintf(buf, n, "cpu");
+  FILE *f = fopen("/proc/cpuinfo", "r");
+  if (!f) return ML_OK;
+  char line[512];
+  while (fgets(line, sizeof line, f)) {
+    char *colon = strchr(line, ':');
+    if (strncmp(line, "model name", 10) != 0 || !colon) continue;
+    colon += 1 + (colon[1] == ' ');
+    colon[strcspn(colon, "\n")] = 0;
+    snprintf(buf, n, "%s", colon);
+    break;
+  }
+  fclose(f);
+  return ML_OK;
 }
 
 static void copy_bytes_run(void *ctx, int64_t n, char *const *ptrs,

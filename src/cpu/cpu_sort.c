@@ -1,131 +1,92 @@
-/* Sort and top-k on the CPU, one row (the last dimension) at a time.
- *
- * Each value becomes an unsigned 64-bit key in the order of the values:
- * integers with the sign bit flipped; floats by their bits with negatives
- * inverted, -0 taken as +0 and NaN as the largest key, above +inf.
- * Descending order (and the k largest) inverts the keys, so NaN comes first
- * there. Entries are then ordered by (key, position): a strict total order
- * in which equal values keep their original order in both directions, so
- * every algorithm gives the same answer. Sort uses a merge sort; top-k keeps
- * a heap of the k best when k is small against the row, else sorts the row.
+/* Sort and top-k on the CPU, one row (the last dimension) at a time, over
+ * the pairs of select.h: each value becomes its order key (inverted for
+ * descending order and the k largest, so NaN comes first there) paired
+ * with its position. Sort merge-sorts the row's pairs. Top-k streams the
+ * row through a buffer of pairs that beat the k-th best kept so far (a
+ * threshold, one comparison per element), keeping the k best by
+ * quickselect whenever the buffer fills, and sorts them at the end.
  * OpenMP splits the rows; each row is serial. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/status.h"
 #include "cpu.h"
+#include "select.h"
 #include "strided.h"
 
-typedef struct {
-  uint64_t key;
-  int64_t pos;
-} entry;
+/* Pairs a top-k buffer holds beyond 3k: room to stream between selections. */
+#define TOPK_SLACK 256
 
-/* Insertion-sorted runs before the merge passes. */
-#define RUN 16
+/* Keys a top-k row computes at a time, before it selects among them. */
+#define KEY_BLOCK 256
 
-static inline int before(entry a, entry b) {
-  return a.key < b.key || (a.key == b.key && a.pos < b.pos);
-}
-
-static inline uint64_t float_key(double v) {
-  if (v != v) return UINT64_MAX;
-  if (v == 0) v = 0; /* -0 sorts with +0 */
-  uint64_t u;
-  memcpy(&u, &v, sizeof u);
-  return u >> 63 ? ~u : u | (uint64_t)1 << 63;
-}
-
-static inline uint64_t key_at(const char *row, int64_t i, ml_dtype t) {
-  const uint64_t sign = (uint64_t)1 << 63;
+/* keys[j] = the order key of row[i0 + j] ^ flip, j < m: one loop a dtype. */
+static void row_keys(const char *row, int64_t i0, int64_t m, ml_dtype t,
+                     uint64_t flip, uint64_t *keys) {
   switch (t) {
-    case ML_UINT8: return ((const uint8_t *)row)[i];
-    case ML_INT32: return (uint64_t)(int64_t)((const int32_t *)row)[i] ^ sign;
-    case ML_INT64: return (uint64_t)((const int64_t *)row)[i] ^ sign;
-    case ML_FLOAT32: return float_key(((const float *)row)[i]);
-    default: return float_key(((const double *)row)[i]);
-  }
-}
-
-static void merge(const entry *a, int64_t na, const entry *b, int64_t nb,
-                  entry *out) {
-  int64_t i = 0, j = 0, k = 0;
-  while (i < na && j < nb) out[k++] = before(b[j], a[i]) ? b[j++] : a[i++];
-  while (i < na) out[k++] = a[i++];
-  while (j < nb) out[k++] = b[j++];
-}
-
-/* Sorts e[0..n) by before(); tmp holds n entries of scratch. */
-static void sort_entries(entry *e, entry *tmp, int64_t n) {
-  for (int64_t lo = 0; lo < n; lo += RUN) {
-    int64_t hi = lo + RUN < n ? lo + RUN : n;
-    for (int64_t i = lo + 1; i < hi; i++) {
-      entry x = e[i];
-      int64_t j = i;
-      for (; j > lo && before(x, e[j - 1]); j--) e[j] = e[j - 1];
-      e[j] = x;
+    case ML_UINT8: {
+      const uint8_t *x = (const uint8_t *)row + i0;
+      for (int64_t j = 0; j < m; j++) keys[j] = ml_order_key_u8(x[j]) ^ flip;
+      break;
+    }
+    case ML_INT32: {
+      const int32_t *x = (const int32_t *)row + i0;
+      for (int64_t j = 0; j < m; j++) keys[j] = ml_order_key_i32(x[j]) ^ flip;
+      break;
+    }
+    case ML_INT64: {
+      const int64_t *x = (const int64_t *)row + i0;
+      for (int64_t j = 0; j < m; j++) keys[j] = ml_order_key_i64(x[j]) ^ flip;
+      break;
+    }
+    case ML_FLOAT32: {
+      const float *x = (const float *)row + i0;
+      for (int64_t j = 0; j < m; j++) keys[j] = ml_order_key_f32(x[j]) ^ flip;
+      break;
+    }
+    default: {
+      const double *x = (const double *)row + i0;
+      for (int64_t j = 0; j < m; j++) keys[j] = ml_order_key_f64(x[j]) ^ flip;
+      break;
     }
   }
-  entry *src = e, *dst = tmp;
-  for (int64_t w = RUN; w < n; w *= 2) {
-    for (int64_t lo = 0; lo < n; lo += 2 * w) {
-      int64_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
-      merge(src + lo, mid - lo, src + mid, hi - mid, dst + lo);
-    }
-    entry *t = src;
-    src = dst;
-    dst = t;
-  }
-  if (src != e) memcpy(e, src, (size_t)n * sizeof *e);
 }
 
-/* Restores the max-heap (by before) of h[0..k) below i. */
-static void sift_down(entry *h, int64_t k, int64_t i) {
-  entry x = h[i];
-  for (;;) {
-    int64_t c = 2 * i + 1;
-    if (c >= k) break;
-    if (c + 1 < k && before(h[c], h[c + 1])) c++;
-    if (!before(x, h[c])) break;
-    h[i] = h[c];
-    i = c;
-  }
-  h[i] = x;
-}
-
-/* The first k entries of the row's order into e[0..k), in order; e and
- * tmp hold k entries each (heap) or n each (full sort). */
+/* The first k pairs of the row's order into p[0..k), in order; p holds
+ * cap pairs and tmp k (a full sort: cap = n, tmp n). */
 static void order_row(const char *row, int64_t n, int64_t k, ml_dtype t,
-                      uint64_t flip, int heap, entry *e, entry *tmp) {
-  if (!heap) {
-    for (int64_t i = 0; i < n; i++) e[i] = (entry){key_at(row, i, t) ^ flip, i};
-    sort_entries(e, tmp, n);
-    return;
-  }
-  for (int64_t i = 0; i < k; i++) e[i] = (entry){key_at(row, i, t) ^ flip, i};
-  for (int64_t i = k / 2; i-- > 0;) sift_down(e, k, i);
-  for (int64_t i = k; i < n; i++) {
-    uint64_t key = key_at(row, i, t) ^ flip;
-    if (key < e[0].key) { /* an equal key comes later: never before */
-      e[0] = (entry){key, i};
-      sift_down(e, k, 0);
+                      uint64_t flip, cpu_pair *p, int64_t cap, cpu_pair *tmp) {
+  uint64_t keys[KEY_BLOCK];
+  int64_t used = 0;
+  uint64_t worst = UINT64_MAX; /* no pair is kept out before the first keep */
+  for (int64_t i0 = 0; i0 < n; i0 += KEY_BLOCK) {
+    int64_t m = n - i0 < KEY_BLOCK ? n - i0 : KEY_BLOCK;
+    row_keys(row, i0, m, t, flip, keys);
+    if (k == n) {
+      for (int64_t j = 0; j < m; j++) p[i0 + j] = (cpu_pair){keys[j], i0 + j};
+      continue;
+    }
+    for (int64_t j = 0; j < m; j++) {
+      /* a later equal key is never before: once k pairs are kept, only
+       * keys below the worst kept can enter */
+      if (keys[j] >= worst && used >= k) continue;
+      p[used++] = (cpu_pair){keys[j], i0 + j};
+      if (used == cap) {
+        worst = cpu_pairs_keep(p, used, k);
+        used = k;
+      }
     }
   }
-  sort_entries(e, tmp, k);
+  if (k == n)
+    cpu_pairs_sort(p, tmp, n);
+  else
+    cpu_pairs_smallest(p, tmp, used, k);
 }
 
 static void write_row(char *vals, int64_t *idx, const char *row,
-                      const entry *e, int64_t k, size_t esize) {
-  for (int64_t j = 0; j < k; j++) idx[j] = e[j].pos + 1;
-  if (esize == 1) {
-    uint8_t *v = (uint8_t *)vals;
-    for (int64_t j = 0; j < k; j++) v[j] = ((const uint8_t *)row)[e[j].pos];
-  } else if (esize == 4) {
-    uint32_t *v = (uint32_t *)vals;
-    for (int64_t j = 0; j < k; j++) v[j] = ((const uint32_t *)row)[e[j].pos];
-  } else {
-    uint64_t *v = (uint64_t *)vals;
-    for (int64_t j = 0; j < k; j++) v[j] = ((const uint64_t *)row)[e[j].pos];
+                      const cpu_pair *p, int64_t k, size_t esize) {
+  for (int64_t j = 0; j < k; j++) {
+    idx[j] = p[j].pos + 1;
+    memcpy(vals + j * (int64_t)esize, row + p[j].pos * (int64_t)esize, esize);
   }
 }
 
@@ -137,8 +98,8 @@ static int first_k(const char *op, const ml_array *values,
   int64_t n = in->ndim ? in->shape[in->ndim - 1] : 1;
   int64_t rows = n ? ml_array_numel(in) / n : 0;
   if (rows == 0 || k == 0) return ML_OK;
-  int heap = k < n / 8;
-  int64_t need = heap ? k : n;
+  int64_t cap = k == n ? n : 3 * k + TOPK_SLACK;
+  if (cap > n) cap = n;
   size_t esize = ml_dtype_size(in->dtype);
   const char *src = ml_array_data(in);
   char *vals = ml_array_data(values);
@@ -148,7 +109,7 @@ static int first_k(const char *op, const ml_array *values,
   if (threads > rows) threads = (int)rows;
 #pragma omp parallel num_threads(threads)
   {
-    entry *buf = malloc(2 * (size_t)need * sizeof *buf);
+    cpu_pair *buf = malloc((size_t)(cap + k) * sizeof *buf);
     if (!buf) {
 #pragma omp atomic write
       failed = 1;
@@ -157,7 +118,7 @@ static int first_k(const char *op, const ml_array *values,
     for (int64_t r = 0; r < rows; r++) {
       if (!buf || ml_interrupt_pending()) continue;
       const char *row = src + r * n * (int64_t)esize;
-      order_row(row, n, k, in->dtype, flip, heap, buf, buf + need);
+      order_row(row, n, k, in->dtype, flip, buf, cap, buf + cap);
       write_row(vals + r * k * (int64_t)esize, idx + r * k, row, buf, k, esize);
     }
     free(buf);
