@@ -1,12 +1,15 @@
 # moonlab: `make` builds bin/moonlab and lib/moonlab.so; `make test`,
-# `make demo` and `make bench` install what is missing first.
+# `make demo` and `make bench` install what is missing first; `make install`
+# copies the two where a stock lua5.4 and busted look.
 
 CC      ?= cc
 PKGS    := lua5.4 zlib
 CPPFLAGS += -D_GNU_SOURCE $(shell pkg-config --cflags $(PKGS) 2>/dev/null) \
             -I/usr/include/lua5.4 -I/usr/include/x86_64-linux-gnu/openblas-pthread
 CFLAGS  ?= -O2 -g
-CFLAGS  += -std=c11 -Wall -Wextra -fPIC -fopenmp -fno-math-errno
+# override: flags given on the command line (luarocks passes CFLAGS) keep
+# the ones the sources need.
+override CFLAGS += -std=c11 -Wall -Wextra -fPIC -fopenmp -fno-math-errno
 LDLIBS  := -lopenblas -llapacke -lz -lm
 LUALIB  := $(shell pkg-config --libs lua5.4 2>/dev/null || echo -llua5.4)
 
@@ -44,9 +47,16 @@ $(shell mkdir -p build; echo '$(NVCC)' | cmp -s - build/cuda.flags || echo '$(NV
 
 LUA_SRC := $(wildcard src/lua/moonlab/*.lua)
 
+# Installation (DESTDIR stages it, as packagers expect): the shell in
+# $(BINDIR), the module in $(CMODDIR), the first entry of Debian's lua5.4
+# package.cpath; the rockspec maps them to the rock's directories.
+PREFIX  ?= /usr/local
+BINDIR  ?= $(PREFIX)/bin
+CMODDIR ?= $(PREFIX)/lib/lua/5.4
+
 PYTHON  := $(shell for p in python3 /usr/bin/python3; do $$p -c 'import numpy' 2>/dev/null && { echo $$p; break; }; done)
 
-.PHONY: all test bench demo deps clean status FORCE
+.PHONY: all test bench demo deps install uninstall clean status FORCE
 all: status bin/moonlab lib/moonlab.so
 
 status:
@@ -116,6 +126,15 @@ bench:
 	@scripts/install-deps.sh --if-missing
 	@$(MAKE) --no-print-directory all
 	PYTHON=$(PYTHON) bin/moonlab scripts/bench/run.lua
+
+# Copies the built files; builds them first only when they are out of date.
+install: all
+	install -d '$(DESTDIR)$(BINDIR)' '$(DESTDIR)$(CMODDIR)'
+	install -m 755 bin/moonlab '$(DESTDIR)$(BINDIR)/moonlab'
+	install -m 755 lib/moonlab.so '$(DESTDIR)$(CMODDIR)/moonlab.so'
+
+uninstall:
+	rm -f '$(DESTDIR)$(BINDIR)/moonlab' '$(DESTDIR)$(CMODDIR)/moonlab.so'
 
 clean:
 	rm -rf build bin lib

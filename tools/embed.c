@@ -3,7 +3,9 @@
  *   embed OUT.c ROOT FILE...
  *
  * Each FILE (under ROOT, e.g. src/lua/moonlab/datasets.lua) becomes the
- * module "moonlab.datasets" in the table ml_embedded_modules. */
+ * module "moonlab.datasets" in the table ml_embedded_modules, and its opener
+ * luaopen_moonlab_datasets, where a stock lua5.4's all-in-one searcher looks
+ * in moonlab.so (init.lua, the module's own Lua half, gets none). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,5 +58,16 @@ int main(int argc, char **argv) {
     fprintf(out, "    {\"%s\", source_%d, sizeof source_%d - 1},\n", name, i, i);
   }
   fprintf(out, "    {NULL, NULL, 0}};\n");
+  for (int i = 3; i < argc; i++) {
+    char name[256], symbol[256];
+    module_name(argv[i], argv[2], name, sizeof name);
+    const char *last = strrchr(name, '.');
+    if (strcmp(last ? last + 1 : name, "init") == 0) continue;
+    snprintf(symbol, sizeof symbol, "%s", name);
+    for (char *p = symbol; *p; p++)
+      if (*p == '.') *p = '_';
+    fprintf(out, "\nint luaopen_%s(lua_State *L) {\n"
+                 "  return ml_open_embedded(L, \"%s\");\n}\n", symbol, name);
+  }
   return fclose(out) != 0;
 }

@@ -17,4 +17,11 @@ typedef struct {
 } ml_embedded_module;
 extern const ml_embedded_module ml_embedded_modules[];
 
+/* Requires "moonlab" (which registers the embedded modules in
+ * package.preload), then loads the embedded module `name` and pushes its
+ * value: the body of luaopen_moonlab_test and the other openers that
+ * build/embedded.c defines, so that a stock lua5.4 finds
+ * `require "moonlab.test"` in moonlab.so even before "moonlab" itself. */
+int ml_open_embedded(lua_State *L, const char *name);
+
 #endif
