@@ -2,11 +2,9 @@
  * helpers shared by every binding area. */
 #include "l_array.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 #include "../core/copy.h"
-#include "../core/format.h"
 #include "../core/view.h"
 
 /* The metatable is also kept in the registry under this address: a lookup
@@ -334,22 +332,6 @@ static int array_len(lua_State *L) {
   return 1;
 }
 
-static int array_tostring(lua_State *L) {
-  ml_array *a = l_testarray(L, 1);
-  if (!a) return luaL_typeerror(L, 1, ML_ARRAY_MT);
-  if (!a->storage) {
-    lua_pushliteral(L, "[freed array]");
-    return 1;
-  }
-  ml_array *host = l_newarray(L);
-  l_check(L, ml_to_device(host, a, ml_cpu()));
-  char *s;
-  l_check(L, ml_format(host, ml_array_device(a), &s));
-  lua_pushstring(L, s);
-  free(s);
-  return 1;
-}
-
 static int array_size(lua_State *L) {
   ml_array *a = l_checkarray(L, 1);
   if (lua_isnoneornil(L, 2)) {
@@ -406,6 +388,7 @@ void l_open_array(lua_State *L, int module, int methods) {
   l_setfuncs(L, methods, array_methods);
   l_setfuncs(L, module, array_methods);
   l_setfuncs(L, module, module_funcs);
+  l_open_format(L, module);
   luaL_getmetatable(L, ML_ARRAY_MT);
   lua_pushvalue(L, -1);
   lua_rawsetp(L, LUA_REGISTRYINDEX, &array_mt_key);
@@ -424,7 +407,7 @@ void l_open_array(lua_State *L, int module, int methods) {
                                   {"__close", array_gc},
                                   {"__newindex", array_newindex},
                                   {"__len", array_len},
-                                  {"__tostring", array_tostring},
+                                  {"__tostring", l_array_tostring},
                                   {NULL, NULL}};
   l_setfuncs(L, -1, meta);
   lua_pushvalue(L, methods);
