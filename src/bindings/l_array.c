@@ -291,18 +291,25 @@ static int array_gc(lua_State *L) {
   return 0;
 }
 
+/* The properties that x.name serves besides the methods. */
+enum { PROP_SHAPE, PROP_DTYPE, PROP_NDIM, PROP_DEVICE, NPROPS };
+static const char *const property_names[NPROPS] = {
+    [PROP_SHAPE] = "shape", [PROP_DTYPE] = "dtype", [PROP_NDIM] = "ndim",
+    [PROP_DEVICE] = "device"};
+
 static int push_property(lua_State *L, const ml_array *a, const char *key) {
   char buf[ML_DEVICE_NAME_MAX];
-  if (strcmp(key, "shape") == 0)
-    l_pushshape(L, a);
-  else if (strcmp(key, "dtype") == 0)
-    lua_pushstring(L, ml_dtype_name(a->dtype));
-  else if (strcmp(key, "ndim") == 0)
-    lua_pushinteger(L, a->ndim);
-  else if (strcmp(key, "device") == 0)
-    lua_pushstring(L, ml_device_name(ml_array_device(a), buf));
-  else
-    return 0;
+  int p = 0;
+  while (p < NPROPS && strcmp(key, property_names[p]) != 0) p++;
+  switch (p) {
+    case PROP_SHAPE: l_pushshape(L, a); break;
+    case PROP_DTYPE: lua_pushstring(L, ml_dtype_name(a->dtype)); break;
+    case PROP_NDIM: lua_pushinteger(L, a->ndim); break;
+    case PROP_DEVICE:
+      lua_pushstring(L, ml_device_name(ml_array_device(a), buf));
+      break;
+    default: return 0;
+  }
   return 1;
 }
 
@@ -413,7 +420,14 @@ void l_open_array(lua_State *L, int module, int methods) {
   lua_pushvalue(L, methods);
   lua_pushcclosure(L, array_index, 1);
   lua_setfield(L, -2, "__index");
+  /* For the shell's tab completion: the names x.name serves. */
   lua_pushvalue(L, methods);
-  lua_setfield(L, -2, "methods"); /* for the shell's tab completion */
+  lua_setfield(L, -2, "methods");
+  lua_createtable(L, 0, NPROPS);
+  for (int p = 0; p < NPROPS; p++) {
+    lua_pushboolean(L, 1);
+    lua_setfield(L, -2, property_names[p]);
+  }
+  lua_setfield(L, -2, "fields");
   lua_pop(L, 1);
 }

@@ -24,7 +24,9 @@ return function(ml)
     if on_gpu(device) then ml.cuda.empty_cache(device) end
   end
 
+  -- `fields` names what __index loads, for the shell's tab completion.
   setmetatable(ml, {
+    fields = lazy,
     __index = function(t, key)
       local entry = lazy[key]
       if entry then
