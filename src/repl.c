@@ -15,6 +15,7 @@
 
 #ifdef ML_HAVE_LIBEDIT
 #include <editline/readline.h>
+#include <histedit.h>
 #endif
 
 #include "core/status.h"
@@ -141,34 +142,70 @@ static void on_sigint_prompt(int sig) {
 #define HISTORY_FILE ".moonlab_history"
 #define HISTORY_MAX 1000
 
-static char history_path[4096];
+static char history_path[4096]; /* "": no history file */
 
-static void history_save(void) {
-  if (history_path[0]) write_history(history_path);
+static long count_lines(const char *path) {
+  FILE *f = fopen(path, "r");
+  long n = 0;
+  int c;
+  if (!f) return 0;
+  while ((c = getc(f)) != EOF) n += c == '\n';
+  fclose(f);
+  return n;
 }
 
+/* The history file: $MOONLAB_HISTORY (empty: none), else
+ * ~/.moonlab_history. Loads its last HISTORY_MAX entries; once the file
+ * holds twice as many, replaces it with those. */
 static void history_open(void) {
+  const char *path = getenv("MOONLAB_HISTORY");
   const char *home = getenv("HOME");
+  int n = 0;
   using_history();
   stifle_history(HISTORY_MAX);
-  if (home && home[0] &&
-      snprintf(history_path, sizeof history_path, "%s/" HISTORY_FILE, home) <
-          (int)sizeof history_path)
-    read_history(history_path);
-  else
+  if (path)
+    n = snprintf(history_path, sizeof history_path, "%s", path);
+  else if (home && home[0])
+    n = snprintf(history_path, sizeof history_path, "%s/" HISTORY_FILE, home);
+  if (n <= 0 || n >= (int)sizeof history_path) {
     history_path[0] = '\0';
-  atexit(history_save);
+    return;
+  }
+  read_history(history_path);
+  if (count_lines(history_path) > 2 * HISTORY_MAX) {
+    char tmp[sizeof history_path + 32];
+    snprintf(tmp, sizeof tmp, "%s.%ld", history_path, (long)getpid());
+    if (write_history(tmp) != 0 || rename(tmp, history_path) != 0)
+      remove(tmp);
+  }
 }
 
-/* Adds a line typed at the terminal, unless blank or a repeat. */
-static void history_add(const char *line) {
+/* Appends one entry to the history file, in libedit's format, through a
+ * history of one entry (libedit 3.1-20221030's append_history(1, f)
+ * writes the last two entries). */
+static void history_append(const char *chunk) {
+  static History *one;
+  HistEvent ev;
+  if (!one && (one = history_init()) != NULL) history(one, &ev, H_SETSIZE, 1);
+  FILE *f = one ? fopen(history_path, "a") : NULL;
+  if (!f) return;
+  history(one, &ev, H_ENTER, chunk);
+  history(one, &ev, H_SAVE_FP, f);
+  fclose(f);
+}
+
+/* Adds a chunk to the history, unless blank or a repeat of the last one,
+ * and appends it to the history file at once: shells open side by side
+ * each add their own lines, and a killed terminal loses none. */
+static void history_add(const char *chunk) {
   static char *last;
-  const char *p = line;
+  const char *p = chunk;
   while (isspace((unsigned char)*p)) p++;
-  if (*p == '\0' || (last && strcmp(last, line) == 0)) return;
-  add_history(line);
+  if (*p == '\0' || (last && strcmp(last, chunk) == 0)) return;
+  add_history(chunk);
+  if (history_path[0]) history_append(chunk);
   free(last);
-  last = strdup(line);
+  last = strdup(chunk);
 }
 
 #endif
@@ -179,11 +216,7 @@ typedef enum { LINE_OK, LINE_EOF, LINE_CANCEL } line_status;
  * prompt (if any); NULL at end of input or on an interrupted read. */
 static char *get_line(const char *prompt) {
 #ifdef ML_HAVE_LIBEDIT
-  if (terminal) {
-    char *line = readline(prompt);
-    if (line) history_add(line);
-    return line;
-  }
+  if (terminal) return readline(prompt);
 #endif
   char *line = NULL;
   size_t cap = 0;
@@ -263,6 +296,19 @@ static int ends_with_semicolon(const char *text, size_t n) {
   return n > 0 && text[n - 1] == ';';
 }
 
+/* Adds a chunk read from the terminal to the history, with the mark
+ * ("=", "?" or "") that its first line began with. */
+static void remember(lua_State *L, const char *mark, const char *text) {
+#ifdef ML_HAVE_LIBEDIT
+  if (terminal) {
+    history_add(lua_pushfstring(L, "%s%s", mark, text));
+    lua_pop(L, 1);
+  }
+#else
+  (void)L, (void)mark, (void)text;
+#endif
+}
+
 #define CHUNK_EOF (-1)
 #define CHUNK_CANCEL (-2)
 
@@ -273,7 +319,8 @@ typedef enum { SHOW_PRINT, SHOW_QUIET, SHOW_HELP } show_mode;
 /* Reads lines until they form a complete chunk; pushes its function or
  * its syntax error and returns the status, or CHUNK_EOF or CHUNK_CANCEL
  * with nothing pushed. A first line "=expr" stands for "expr"; "?expr"
- * (after blanks) asks for help on the values of the expression expr. */
+ * (after blanks) asks for help on the values of the expression expr. The
+ * chunk, its lines joined, goes to the history as one entry. */
 static int read_chunk(lua_State *L, show_mode *mode) {
   char *line;
   line_status r = read_line(L, 1, &line);
@@ -297,6 +344,7 @@ static int read_chunk(lua_State *L, show_mode *mode) {
             : ends_with_semicolon(text, n) ? SHOW_QUIET
                                            : SHOW_PRINT;
     if (!incomplete(L, status)) {
+      remember(L, mark, text);
       lua_remove(L, -2);
       return status;
     }
@@ -307,6 +355,7 @@ static int read_chunk(lua_State *L, show_mode *mode) {
     }
     if (r == LINE_EOF) {
       at_eof = 1;
+      remember(L, mark, text);
       lua_remove(L, -2);
       return status;
     }

@@ -480,6 +480,19 @@ local function terminal(keys, env)
   return (read(out):gsub("\r", ""))
 end
 
+-- The entries of a history file, in libedit's format: "_HiStOrY_V2_",
+-- then one entry a line, blanks and newlines written as octal escapes.
+local function history(path)
+  local entries = {}
+  for line in io.lines(path) do
+    entries[#entries + 1] = line:gsub("\\(%d%d%d)", function(o)
+      return string.char(tonumber(o, 8))
+    end)
+  end
+  assert.equal("_HiStOrY_V2_", table.remove(entries, 1))
+  return entries
+end
+
 local has_terminal = os.execute("command -v script >/dev/null") and
                      io.open("/dev/ptmx") ~= nil
 local with_terminal = has_terminal and describe or pending
@@ -493,5 +506,74 @@ with_terminal("moonlab shell on a terminal", function()
     assert.truthy(out:find("\nfunction\nmoonlab> ", 1, true), out)
     assert.truthy(out:find("\ntable\nmoonlab> ", 1, true), out)
     assert.truthy(out:find("\n2\nmoonlab> ", 1, true), out)
+  end)
+
+  it("appends each chunk to the history file, multi-line ones whole", function()
+    local path = tmpfile()
+    os.remove(path)
+    local env = "MOONLAB_HISTORY=" .. quote(path)
+    terminal({"a = 1\n", "for i = 1, 2 do\n", "print(i)\n", "end\n", "\n",
+              "=a\n", "=a\n", "?a\n", "b = {\n", "2}\n"}, env)
+    assert.same({"a = 1", "for i = 1, 2 do\nprint(i)\nend", "=a", "?a",
+                 "b = {\n2}"}, history(path))
+    -- a second session recalls the first one's lines and adds to them
+    local out = terminal({"c = 3\n", ("\27[A"):rep(6) .. "\n", "=a * 10\n"},
+                         env)
+    assert.truthy(out:find("\n10\nmoonlab> ", 1, true), out)
+    local h = history(path)
+    assert.same({"c = 3", "a = 1", "=a * 10"}, {h[6], h[7], h[8]})
+    assert.equal(8, #h)
+  end)
+
+  it("keeps the lines of two shells open at once", function()
+    local path = tmpfile()
+    os.remove(path)
+    local env = "MOONLAB_HISTORY=" .. quote(path)
+    os.execute(on_terminal({"a1 = 1\n", "", "a2 = 2\n", ""}, env, tmpfile()) ..
+               " & " ..
+               on_terminal({"", "b1 = 1\n", "", "b2 = 2\n"}, env, tmpfile()) ..
+               "; wait")
+    local h = history(path)
+    table.sort(h)
+    assert.same({"a1 = 1", "a2 = 2", "b1 = 1", "b2 = 2"}, h)
+  end)
+
+  it("keeps the lines a shell had read when it is killed", function()
+    local path, pidfile, out = tmpfile(), tmpfile(), tmpfile()
+    os.remove(path)
+    local env = "MOONLAB_HISTORY=" .. quote(path)
+    local keys = {"os.execute('echo $PPID >" .. pidfile .. "')\n",
+                  "k1 = 1\n", "k2 = {\n", "2}\n", "print('mark' .. 'er')\n",
+                  "k3 = 3"}
+    for _ = 1, 10 do keys[#keys + 1] = "" end
+    os.execute(on_terminal(keys, env, out) .. " & " ..
+               "for i in $(seq 100); do grep -q marker " .. out ..
+               " && break; sleep 0.1; done; kill -KILL $(cat " .. pidfile ..
+               "); wait")
+    local h = history(path)
+    assert.same({"k1 = 1", "k2 = {\n2}", "print('mark' .. 'er')"},
+                {h[2], h[3], h[4]})
+    assert.equal(4, #h)
+  end)
+
+  it("keeps the last 1000 entries once the file holds 2000", function()
+    local lines = {"_HiStOrY_V2_"}
+    for i = 1, 2500 do lines[#lines + 1] = "n\\040=\\040" .. i end
+    local path = tmpfile(table.concat(lines, "\n") .. "\n")
+    terminal({"new = 1\n"}, "MOONLAB_HISTORY=" .. quote(path))
+    local h = history(path)
+    assert.equal(1001, #h)
+    assert.same({"n = 1501", "n = 2500", "new = 1"}, {h[1], h[1000], h[1001]})
+  end)
+
+  it("writes ~/.moonlab_history without MOONLAB_HISTORY", function()
+    local home = os.tmpname()
+    os.remove(home)
+    assert(os.execute("mkdir " .. quote(home)))
+    terminal({"h = 1\n"}, "HOME=" .. quote(home) .. " MOONLAB_HISTORY= ")
+    assert.is_nil(io.open(home .. "/.moonlab_history"))
+    terminal({"h = 1\n"}, "-u MOONLAB_HISTORY HOME=" .. quote(home))
+    assert.same({"h = 1"}, history(home .. "/.moonlab_history"))
+    os.execute("rm -r " .. quote(home))
   end)
 end)
