@@ -493,8 +493,13 @@ local function history(path)
   return entries
 end
 
+local function exists(path)
+  local f = io.open(path)
+  if f then f:close() end
+  return f ~= nil
+end
 local has_terminal = os.execute("command -v script >/dev/null") and
-                     io.open("/dev/ptmx") ~= nil
+                     exists("/dev/ptmx")
 local with_terminal = has_terminal and describe or pending
 
 with_terminal("moonlab shell on a terminal", function()
