@@ -1,6 +1,7 @@
 /* The shell's evaluation (tracebacks, Ctrl-C) and its read-eval-print
- * loop: prompts, incomplete chunks, printing of results, and with libedit
- * line editing, history and tab completion. */
+ * loop: prompts, incomplete chunks, printing of results, help, and with
+ * libedit line editing, history and tab completion. What prints, what
+ * completes and what help says come from the Lua module moonlab.shell. */
 #include "repl.h"
 
 #include <ctype.h>
@@ -14,6 +15,7 @@
 
 #ifdef ML_HAVE_LIBEDIT
 #include <editline/readline.h>
+#include <histedit.h>
 #endif
 
 #include "core/status.h"
@@ -106,6 +108,24 @@ int repl_report(lua_State *L, const char *progname, int status) {
   return status;
 }
 
+/* ---- the shell's Lua half ---- */
+
+static const char shell_key = 0; /* registry: the moonlab.shell table */
+
+static void open_shell(lua_State *L) {
+  lua_getglobal(L, "require");
+  lua_pushliteral(L, "moonlab.shell");
+  lua_call(L, 1, 1);
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &shell_key);
+}
+
+/* Pushes the function name of moonlab.shell. */
+static void push_shell(lua_State *L, const char *name) {
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &shell_key);
+  lua_getfield(L, -1, name);
+  lua_remove(L, -2);
+}
+
 /* ---- reading lines ---- */
 
 static int terminal;                       /* stdin is a terminal */
@@ -122,34 +142,70 @@ static void on_sigint_prompt(int sig) {
 #define HISTORY_FILE ".moonlab_history"
 #define HISTORY_MAX 1000
 
-static char history_path[4096];
+static char history_path[4096]; /* "": no history file */
 
-static void history_save(void) {
-  if (history_path[0]) write_history(history_path);
+static long count_lines(const char *path) {
+  FILE *f = fopen(path, "r");
+  long n = 0;
+  int c;
+  if (!f) return 0;
+  while ((c = getc(f)) != EOF) n += c == '\n';
+  fclose(f);
+  return n;
 }
 
+/* The history file: $MOONLAB_HISTORY (empty: none), else
+ * ~/.moonlab_history. Loads its last HISTORY_MAX entries; once the file
+ * holds twice as many, replaces it with those. */
 static void history_open(void) {
+  const char *path = getenv("MOONLAB_HISTORY");
   const char *home = getenv("HOME");
+  int n = 0;
   using_history();
   stifle_history(HISTORY_MAX);
-  if (home && home[0] &&
-      snprintf(history_path, sizeof history_path, "%s/" HISTORY_FILE, home) <
-          (int)sizeof history_path)
-    read_history(history_path);
-  else
+  if (path)
+    n = snprintf(history_path, sizeof history_path, "%s", path);
+  else if (home && home[0])
+    n = snprintf(history_path, sizeof history_path, "%s/" HISTORY_FILE, home);
+  if (n <= 0 || n >= (int)sizeof history_path) {
     history_path[0] = '\0';
-  atexit(history_save);
+    return;
+  }
+  read_history(history_path);
+  if (count_lines(history_path) > 2 * HISTORY_MAX) {
+    char tmp[sizeof history_path + 32];
+    snprintf(tmp, sizeof tmp, "%s.%ld", history_path, (long)getpid());
+    if (write_history(tmp) != 0 || rename(tmp, history_path) != 0)
+      remove(tmp);
+  }
 }
 
-/* Adds a line typed at the terminal, unless blank or a repeat. */
-static void history_add(const char *line) {
+/* Appends one entry to the history file, in libedit's format, through a
+ * history of one entry (libedit 3.1-20221030's append_history(1, f)
+ * writes the last two entries). */
+static void history_append(const char *chunk) {
+  static History *one;
+  HistEvent ev;
+  if (!one && (one = history_init()) != NULL) history(one, &ev, H_SETSIZE, 1);
+  FILE *f = one ? fopen(history_path, "a") : NULL;
+  if (!f) return;
+  history(one, &ev, H_ENTER, chunk);
+  history(one, &ev, H_SAVE_FP, f);
+  fclose(f);
+}
+
+/* Adds a chunk to the history, unless blank or a repeat of the last one,
+ * and appends it to the history file at once: shells open side by side
+ * each add their own lines, and a killed terminal loses none. */
+static void history_add(const char *chunk) {
   static char *last;
-  const char *p = line;
+  const char *p = chunk;
   while (isspace((unsigned char)*p)) p++;
-  if (*p == '\0' || (last && strcmp(last, line) == 0)) return;
-  add_history(line);
+  if (*p == '\0' || (last && strcmp(last, chunk) == 0)) return;
+  add_history(chunk);
+  if (history_path[0]) history_append(chunk);
   free(last);
-  last = strdup(line);
+  last = strdup(chunk);
 }
 
 #endif
@@ -160,11 +216,7 @@ typedef enum { LINE_OK, LINE_EOF, LINE_CANCEL } line_status;
  * prompt (if any); NULL at end of input or on an interrupted read. */
 static char *get_line(const char *prompt) {
 #ifdef ML_HAVE_LIBEDIT
-  if (terminal) {
-    char *line = readline(prompt);
-    if (line) history_add(line);
-    return line;
-  }
+  if (terminal) return readline(prompt);
 #endif
   char *line = NULL;
   size_t cap = 0;
@@ -216,10 +268,10 @@ static int incomplete(lua_State *L, int status) {
   return n >= k && strcmp(msg + n - k, EOFMARK) == 0;
 }
 
-/* Compiles text as an expression to return, else as statements; pushes
- * the function or an error message: the expression's when it only lacks
- * an end (as in "{1,"), else the statements'. */
-static int compile(lua_State *L, const char *text, size_t n) {
+/* Compiles text as an expression to return, else (unless expr_only) as
+ * statements; pushes the function or an error message: the expression's
+ * when it only lacks an end (as in "{1,"), else the statements'. */
+static int compile(lua_State *L, const char *text, size_t n, int expr_only) {
   lua_pushliteral(L, "return ");
   lua_pushlstring(L, text, n);
   lua_concat(L, 2);
@@ -227,7 +279,7 @@ static int compile(lua_State *L, const char *text, size_t n) {
   const char *expr = lua_tolstring(L, -1, &len);
   int status = luaL_loadbuffer(L, expr, len, CHUNKNAME);
   lua_remove(L, -2);
-  if (status == LUA_OK) return status;
+  if (status == LUA_OK || expr_only) return status;
   int expr_incomplete = incomplete(L, status);
   int stat_status = luaL_loadbuffer(L, text, n, CHUNKNAME);
   if (stat_status == LUA_OK || incomplete(L, stat_status) ||
@@ -244,25 +296,55 @@ static int ends_with_semicolon(const char *text, size_t n) {
   return n > 0 && text[n - 1] == ';';
 }
 
+/* Adds a chunk read from the terminal to the history, with the mark
+ * ("=", "?" or "") that its first line began with. */
+static void remember(lua_State *L, const char *mark, const char *text) {
+#ifdef ML_HAVE_LIBEDIT
+  if (terminal) {
+    history_add(lua_pushfstring(L, "%s%s", mark, text));
+    lua_pop(L, 1);
+  }
+#else
+  (void)L, (void)mark, (void)text;
+#endif
+}
+
 #define CHUNK_EOF (-1)
 #define CHUNK_CANCEL (-2)
 
+/* What to do with a chunk's values: print them, not (the chunk ends with
+ * ';'), or show their help (the first line began with '?'). */
+typedef enum { SHOW_PRINT, SHOW_QUIET, SHOW_HELP } show_mode;
+
 /* Reads lines until they form a complete chunk; pushes its function or
  * its syntax error and returns the status, or CHUNK_EOF or CHUNK_CANCEL
- * with nothing pushed. *quiet: the chunk ends with ';'. A first line
- * "=expr" stands for "expr". */
-static int read_chunk(lua_State *L, int *quiet) {
+ * with nothing pushed. A first line "=expr" stands for "expr"; "?expr"
+ * (after blanks) asks for help on the values of the expression expr. The
+ * chunk, its lines joined, goes to the history as one entry. */
+static int read_chunk(lua_State *L, show_mode *mode) {
   char *line;
   line_status r = read_line(L, 1, &line);
   if (r != LINE_OK) return r == LINE_EOF ? CHUNK_EOF : CHUNK_CANCEL;
-  lua_pushstring(L, line[0] == '=' ? line + 1 : line);
+  const char *text = line, *mark = "";
+  while (isspace((unsigned char)*text)) text++;
+  if (*text == '?' || *text == '=') {
+    mark = *text == '?' ? "?" : "=";
+    text++;
+  } else {
+    text = line;
+  }
+  int help = *mark == '?';
+  lua_pushstring(L, text);
   free(line);
   for (;;) {
     size_t n;
-    const char *text = lua_tolstring(L, -1, &n);
-    int status = compile(L, text, n);
-    *quiet = ends_with_semicolon(text, n);
+    text = lua_tolstring(L, -1, &n);
+    int status = compile(L, text, n, help);
+    *mode = help                          ? SHOW_HELP
+            : ends_with_semicolon(text, n) ? SHOW_QUIET
+                                           : SHOW_PRINT;
     if (!incomplete(L, status)) {
+      remember(L, mark, text);
       lua_remove(L, -2);
       return status;
     }
@@ -273,6 +355,7 @@ static int read_chunk(lua_State *L, int *quiet) {
     }
     if (r == LINE_EOF) {
       at_eof = 1;
+      remember(L, mark, text);
       lua_remove(L, -2);
       return status;
     }
@@ -284,19 +367,18 @@ static int read_chunk(lua_State *L, int *quiet) {
   }
 }
 
-/* Prints its arguments with tostring, separated by tabs, and sets the
- * global _ to the first one. */
+/* Prints its arguments through moonlab.shell's show, each starting on its
+ * own line, and sets the global _ to the first one. */
 static int print_values(lua_State *L) {
   int n = lua_gettop(L);
   lua_pushvalue(L, 1);
   lua_setglobal(L, "_");
-  for (int i = 1; i <= n; i++) {
-    size_t len;
-    const char *s = luaL_tolstring(L, i, &len);
-    if (i > 1) fputc('\t', stdout);
-    fwrite(s, 1, len, stdout);
-    lua_pop(L, 1);
-  }
+  push_shell(L, "show");
+  lua_insert(L, 1);
+  lua_call(L, n, 1);
+  size_t len;
+  const char *s = lua_tolstring(L, -1, &len);
+  fwrite(s, 1, len, stdout);
   fputc('\n', stdout);
   fflush(stdout);
   return 0;
@@ -305,12 +387,6 @@ static int print_values(lua_State *L) {
 /* ---- completion ---- */
 
 #ifdef ML_HAVE_LIBEDIT
-
-static const char *const keywords[] = {
-    "and",   "break", "do",     "else", "elseif", "end",   "false",
-    "for",   "function", "goto", "if",  "in",     "local", "nil",
-    "not",   "or",    "repeat", "return", "then", "true",  "until",
-    "while", NULL};
 
 typedef struct {
   char *name;
@@ -326,11 +402,7 @@ static void clear_candidates(void) {
   ncandidates = 0;
 }
 
-static void add_candidate(const char *name, size_t n, char append) {
-  for (size_t i = 0; i < ncandidates; i++)
-    if (strlen(candidates[i].name) == n &&
-        memcmp(candidates[i].name, name, n) == 0)
-      return;
+static void add_candidate(const char *name, char append) {
   if (ncandidates == candidates_cap) {
     size_t cap = candidates_cap ? 2 * candidates_cap : 64;
     candidate *c = realloc(candidates, cap * sizeof *c);
@@ -338,76 +410,28 @@ static void add_candidate(const char *name, size_t n, char append) {
     candidates = c;
     candidates_cap = cap;
   }
-  char *copy = strndup(name, n);
+  char *copy = strdup(name);
   if (!copy) return;
   candidates[ncandidates].name = copy;
   candidates[ncandidates].append = append;
   ncandidates++;
 }
 
-static int is_keyword(const char *s, size_t n) {
-  for (const char *const *k = keywords; *k; k++)
-    if (strlen(*k) == n && memcmp(*k, s, n) == 0) return 1;
+/* Collects the candidates of moonlab.shell's complete for the text
+ * before the cursor, on the stack. */
+static int collect_candidates(lua_State *L) {
+  push_shell(L, "complete");
+  lua_insert(L, 1);
+  lua_call(L, 1, 2);
+  lua_Integer n = luaL_len(L, 1);
+  for (lua_Integer i = 1; i <= n; i++) {
+    lua_rawgeti(L, 1, i);
+    lua_rawgeti(L, 2, i);
+    const char *name = lua_tostring(L, -2), *append = lua_tostring(L, -1);
+    if (name && append) add_candidate(name, append[0]);
+    lua_pop(L, 2);
+  }
   return 0;
-}
-
-/* A Lua name: what may follow a '.' or ':'. */
-static int is_name(const char *s, size_t n) {
-  if (n == 0 || isdigit((unsigned char)s[0])) return 0;
-  for (size_t i = 0; i < n; i++)
-    if (!isalnum((unsigned char)s[i]) && s[i] != '_') return 0;
-  return !is_keyword(s, n);
-}
-
-static void add_table_keys(lua_State *L, int t, int functions_only) {
-  t = lua_absindex(L, t);
-  lua_pushnil(L);
-  while (lua_next(L, t)) {
-    if (lua_type(L, -2) == LUA_TSTRING) {
-      size_t n;
-      const char *key = lua_tolstring(L, -2, &n);
-      int function = lua_type(L, -1) == LUA_TFUNCTION;
-      if (is_name(key, n) && (function || !functions_only))
-        add_candidate(key, n, function ? '(' : '\0');
-    }
-    lua_pop(L, 1);
-  }
-}
-
-/* The fields of the value on top of L: its own when it is a table, then
- * its metatable's "methods" table (arrays) and the keys of __index tables
- * along the chain. Leaves the stack above the value for the caller. */
-static void add_fields(lua_State *L, int functions_only) {
-  for (int depth = 0; depth < 8; depth++) {
-    int v = lua_gettop(L);
-    if (lua_type(L, v) == LUA_TTABLE) add_table_keys(L, v, functions_only);
-    if (!lua_getmetatable(L, v)) return;
-    lua_pushliteral(L, "methods");
-    if (lua_rawget(L, -2) == LUA_TTABLE) add_table_keys(L, -1, functions_only);
-    lua_pop(L, 1);
-    lua_pushliteral(L, "__index");
-    if (lua_rawget(L, -2) != LUA_TTABLE) return;
-  }
-}
-
-/* Pushes the value of a chain of names "a.b.c" read with raw gets from
- * the globals; 0 when a part is not a name or the value is absent. */
-static int push_chain(lua_State *L, const char *s, size_t n) {
-  lua_pushglobaltable(L);
-  for (size_t i = 0; i <= n;) {
-    size_t j = i;
-    while (j < n && s[j] != '.') j++;
-    if (!is_name(s + i, j - i) || lua_type(L, -1) != LUA_TTABLE) return 0;
-    lua_pushlstring(L, s + i, j - i);
-    lua_rawget(L, -2);
-    lua_remove(L, -2);
-    i = j + 1;
-  }
-  return !lua_isnil(L, -1);
-}
-
-static int name_char(char c) {
-  return isalnum((unsigned char)c) || c == '_';
 }
 
 static char *next_candidate(const char *text, int state) {
@@ -421,31 +445,20 @@ static char *next_candidate(const char *text, int state) {
   return NULL;
 }
 
-/* Completes the word at [start, end) of the line: after "a.b." or "a.b:"
- * the fields or methods of the value a.b, else globals and keywords. */
+/* Completes the word that ends at the cursor (end): after "a.b." or
+ * "a.b:" with the fields or methods of the value a.b, else with globals
+ * and keywords. */
 static char **complete(const char *text, int start, int end) {
   lua_State *L = completion_L;
-  const char *line = rl_line_buffer;
-  int top = lua_gettop(L);
-  (void)end;
+  (void)start;
   rl_attempted_completion_over = 1;
   rl_completion_append_character = '\0';
   clear_candidates();
-  if (!lua_checkstack(L, 64)) return NULL;
-  char sep = start > 0 ? line[start - 1] : '\0';
-  if (sep == '.' || sep == ':') {
-    int b = start - 1;
-    while (b > 0 && (name_char(line[b - 1]) || line[b - 1] == '.')) b--;
-    int after_colon = b > 0 && line[b - 1] == ':';
-    if (!after_colon && push_chain(L, line + b, (size_t)(start - 1 - b)))
-      add_fields(L, sep == ':');
-  } else {
-    for (const char *const *k = keywords; *k; k++)
-      add_candidate(*k, strlen(*k), ' ');
-    lua_pushglobaltable(L);
-    add_table_keys(L, -1, 0);
+  if (lua_checkstack(L, 8)) {
+    lua_pushcfunction(L, collect_candidates);
+    lua_pushlstring(L, rl_line_buffer, (size_t)end);
+    if (lua_pcall(L, 1, 0, 0) != LUA_OK) lua_pop(L, 1);
   }
-  lua_settop(L, top);
   char **matches = rl_completion_matches(text, next_candidate);
   /* A single match comes as {match, NULL} (readline) or as {match,
    * match, NULL} (libedit). */
@@ -457,7 +470,7 @@ static char **complete(const char *text, int start, int end) {
 }
 
 static void editing_open(lua_State *L) {
-  static char word_breaks[] = " \t\n\"\\'`@$><=;|&{(}[],+-*/%^~#.:)";
+  static char word_breaks[] = " \t\n\"\\'`@$><=;|&{(}[],+-*/%^~#.:)?!";
   completion_L = L;
   rl_readline_name = "moonlab";
   rl_basic_word_break_characters = word_breaks;
@@ -470,9 +483,20 @@ static void editing_open(lua_State *L) {
 
 /* ---- the loop ---- */
 
+/* The global help, unless the session has its own: moonlab.shell's. */
+static void define_help(lua_State *L) {
+  if (lua_getglobal(L, "help") == LUA_TNIL) {
+    push_shell(L, "help");
+    lua_setglobal(L, "help");
+  }
+  lua_pop(L, 1);
+}
+
 void repl_run(lua_State *L) {
   struct sigaction old;
   int top = lua_gettop(L);
+  open_shell(L);
+  define_help(L);
   terminal = isatty(STDIN_FILENO);
 #ifdef ML_HAVE_LIBEDIT
   if (terminal) editing_open(L);
@@ -481,15 +505,20 @@ void repl_run(lua_State *L) {
   set_sigint(on_sigint_prompt);
   at_eof = 0;
   while (!at_eof) {
-    int quiet = 0;
-    int status = read_chunk(L, &quiet);
+    show_mode mode;
+    int status = read_chunk(L, &mode);
     if (status == CHUNK_EOF) break;
     if (status == CHUNK_CANCEL) continue;
     if (status == LUA_OK) {
       int base = lua_gettop(L);
       status = repl_call(L, 0, LUA_MULTRET);
+      if (status == LUA_OK && mode == SHOW_HELP) {
+        push_shell(L, "help");
+        lua_insert(L, base);
+        status = repl_call(L, lua_gettop(L) - base, LUA_MULTRET);
+      }
       int n = lua_gettop(L) - base + 1;
-      if (status == LUA_OK && n > 0 && !quiet) {
+      if (status == LUA_OK && n > 0 && mode != SHOW_QUIET) {
         lua_pushcfunction(L, print_values);
         lua_insert(L, base);
         status = repl_call(L, n, 0);

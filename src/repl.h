@@ -21,8 +21,12 @@ int repl_report(lua_State *L, const char *progname, int status);
 
 /* The interactive loop on stdin until end of input: prompts "moonlab> "
  * and ">> " (or the globals _PROMPT and _PROMPT2) when stdin is a
- * terminal, none otherwise; line editing, history and tab completion when
- * built with libedit and stdin is a terminal. */
+ * terminal, none otherwise. Results print through moonlab.shell (each
+ * value on its own line, tables nested); "?expr" passes expr's values to
+ * the help, which is also the global help unless one exists. Line editing,
+ * tab completion and history when built with libedit and stdin is a
+ * terminal: each statement is appended to $MOONLAB_HISTORY (empty: none),
+ * else ~/.moonlab_history, as soon as it is read. */
 void repl_run(lua_State *L);
 
 #endif

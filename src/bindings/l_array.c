@@ -2,11 +2,9 @@
  * helpers shared by every binding area. */
 #include "l_array.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 #include "../core/copy.h"
-#include "../core/format.h"
 #include "../core/view.h"
 
 /* The metatable is also kept in the registry under this address: a lookup
@@ -293,18 +291,25 @@ static int array_gc(lua_State *L) {
   return 0;
 }
 
+/* The properties that x.name serves besides the methods. */
+enum { PROP_SHAPE, PROP_DTYPE, PROP_NDIM, PROP_DEVICE, NPROPS };
+static const char *const property_names[NPROPS] = {
+    [PROP_SHAPE] = "shape", [PROP_DTYPE] = "dtype", [PROP_NDIM] = "ndim",
+    [PROP_DEVICE] = "device"};
+
 static int push_property(lua_State *L, const ml_array *a, const char *key) {
   char buf[ML_DEVICE_NAME_MAX];
-  if (strcmp(key, "shape") == 0)
-    l_pushshape(L, a);
-  else if (strcmp(key, "dtype") == 0)
-    lua_pushstring(L, ml_dtype_name(a->dtype));
-  else if (strcmp(key, "ndim") == 0)
-    lua_pushinteger(L, a->ndim);
-  else if (strcmp(key, "device") == 0)
-    lua_pushstring(L, ml_device_name(ml_array_device(a), buf));
-  else
-    return 0;
+  int p = 0;
+  while (p < NPROPS && strcmp(key, property_names[p]) != 0) p++;
+  switch (p) {
+    case PROP_SHAPE: l_pushshape(L, a); break;
+    case PROP_DTYPE: lua_pushstring(L, ml_dtype_name(a->dtype)); break;
+    case PROP_NDIM: lua_pushinteger(L, a->ndim); break;
+    case PROP_DEVICE:
+      lua_pushstring(L, ml_device_name(ml_array_device(a), buf));
+      break;
+    default: return 0;
+  }
   return 1;
 }
 
@@ -331,22 +336,6 @@ static int array_len(lua_State *L) {
   ml_array *a = l_checkarray(L, 1);
   if (a->ndim == 0) return luaL_error(L, "len: a 0-d array has no length");
   lua_pushinteger(L, a->shape[0]);
-  return 1;
-}
-
-static int array_tostring(lua_State *L) {
-  ml_array *a = l_testarray(L, 1);
-  if (!a) return luaL_typeerror(L, 1, ML_ARRAY_MT);
-  if (!a->storage) {
-    lua_pushliteral(L, "[freed array]");
-    return 1;
-  }
-  ml_array *host = l_newarray(L);
-  l_check(L, ml_to_device(host, a, ml_cpu()));
-  char *s;
-  l_check(L, ml_format(host, ml_array_device(a), &s));
-  lua_pushstring(L, s);
-  free(s);
   return 1;
 }
 
@@ -406,6 +395,7 @@ void l_open_array(lua_State *L, int module, int methods) {
   l_setfuncs(L, methods, array_methods);
   l_setfuncs(L, module, array_methods);
   l_setfuncs(L, module, module_funcs);
+  l_open_format(L, module);
   luaL_getmetatable(L, ML_ARRAY_MT);
   lua_pushvalue(L, -1);
   lua_rawsetp(L, LUA_REGISTRYINDEX, &array_mt_key);
@@ -424,13 +414,20 @@ void l_open_array(lua_State *L, int module, int methods) {
                                   {"__close", array_gc},
                                   {"__newindex", array_newindex},
                                   {"__len", array_len},
-                                  {"__tostring", array_tostring},
+                                  {"__tostring", l_array_tostring},
                                   {NULL, NULL}};
   l_setfuncs(L, -1, meta);
   lua_pushvalue(L, methods);
   lua_pushcclosure(L, array_index, 1);
   lua_setfield(L, -2, "__index");
+  /* For the shell's tab completion: the names x.name serves. */
   lua_pushvalue(L, methods);
-  lua_setfield(L, -2, "methods"); /* for the shell's tab completion */
+  lua_setfield(L, -2, "methods");
+  lua_createtable(L, 0, NPROPS);
+  for (int p = 0; p < NPROPS; p++) {
+    lua_pushboolean(L, 1);
+    lua_setfield(L, -2, property_names[p]);
+  }
+  lua_setfield(L, -2, "fields");
   lua_pop(L, 1);
 }

@@ -90,6 +90,12 @@ void l_open_io(lua_State *L, int module, int methods);
 void l_open_cuda(lua_State *L, int module, int methods);
 void l_open_knn(lua_State *L, int module, int methods);
 
+/* bindings/l_format.c: tostring(x), the arrays' __tostring, and
+ * ml.set_printoptions and ml.get_printoptions, which l_open_array adds to
+ * the module. */
+int l_array_tostring(lua_State *L);
+void l_open_format(lua_State *L, int module);
+
 /* bindings/l_subscript.c: x[key] and x[key] = v for keys that are not
  * method names (numbers, index tables, mask or index arrays). */
 int l_subscript_get(lua_State *L);

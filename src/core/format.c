@@ -10,6 +10,10 @@
 
 #include "status.h"
 
+/* The longest element text: a double's 309 integer digits in the fixed
+ * format, its sign, the point and the decimals. */
+#define ELEMENT_MAX (320 + ML_FORMAT_PRECISION_MAX)
+
 /* A growable string; a failed allocation sticks and is reported once. */
 typedef struct {
   char *s;
@@ -50,9 +54,10 @@ typedef enum { NUM_INTEGER, NUM_FIXED, NUM_SCIENTIFIC } num_style;
 
 typedef struct {
   const ml_array *a;
+  const ml_print_options *opt;
   const char *base; /* address of element 0 */
   size_t esize;
-  int cut;          /* whether dimensions longer than 2 * EDGE are cut */
+  int cut;          /* whether dimensions longer than 2 * edgeitems are cut */
   /* statistics of the printed finite values, then the format they give */
   int integral;
   double maxabs, minabs; /* minabs: smallest nonzero magnitude */
@@ -62,19 +67,38 @@ typedef struct {
 } printer;
 
 static int is_cut(const printer *p, int d) {
-  return p->cut && p->a->shape[d] > 2 * ML_FORMAT_EDGE;
+  return p->cut && p->a->shape[d] > 2 * p->opt->edgeitems;
 }
 
 /* Number of positions printed along dimension d, the "..." included. */
 static int64_t shown_count(const printer *p, int d) {
-  return is_cut(p, d) ? 2 * ML_FORMAT_EDGE + 1 : p->a->shape[d];
+  return is_cut(p, d) ? 2 * p->opt->edgeitems + 1 : p->a->shape[d];
 }
 
 /* The index at position k of dimension d, or -1 for the "...". */
 static int64_t shown_index(const printer *p, int d, int64_t k) {
-  if (!is_cut(p, d) || k < ML_FORMAT_EDGE) return k;
-  if (k == ML_FORMAT_EDGE) return -1;
-  return p->a->shape[d] - 2 * ML_FORMAT_EDGE - 1 + k;
+  int64_t edge = p->opt->edgeitems;
+  if (!is_cut(p, d) || k < edge) return k;
+  if (k == edge) return -1;
+  return p->a->shape[d] - 2 * edge - 1 + k;
+}
+
+/* The width of position k of dimension d: an element's or the "...". */
+static int64_t shown_width(const printer *p, int d, int64_t k) {
+  return shown_index(p, d, k) < 0 ? 3 : p->width;
+}
+
+/* The end of the line of positions of dimension d that starts at k0: as
+ * many as fit in the line width, at least one, and a "..." always goes
+ * with the positions before it. */
+static int64_t line_end(const printer *p, int d, int64_t k0) {
+  int64_t n = shown_count(p, d), len = shown_width(p, d, k0), k = k0 + 1;
+  for (; k < n; k++) {
+    int64_t w = shown_width(p, d, k);
+    if (shown_index(p, d, k) >= 0 && len + 1 + w > p->opt->linewidth) break;
+    len += 1 + w;
+  }
+  return k;
 }
 
 static ml_scalar element(const printer *p, int64_t off) {
@@ -90,8 +114,8 @@ static int element_text(const printer *p, int64_t off, char *buf, size_t n) {
   if (isinf(v.f)) return snprintf(buf, n, v.f > 0 ? "inf" : "-inf");
   switch (p->style) {
     case NUM_INTEGER: return snprintf(buf, n, "%.0f", v.f);
-    case NUM_FIXED: return snprintf(buf, n, "%.4f", v.f);
-    default: return snprintf(buf, n, "%.4e", v.f);
+    case NUM_FIXED: return snprintf(buf, n, "%.*f", p->opt->precision, v.f);
+    default: return snprintf(buf, n, "%.*e", p->opt->precision, v.f);
   }
 }
 
@@ -121,15 +145,20 @@ static void gather_stats(printer *p, int64_t off) {
 
 /* Every column leaves one place for a minus sign. */
 static void gather_width(printer *p, int64_t off) {
-  char buf[64];
+  char buf[ELEMENT_MAX];
   int n = element_text(p, off, buf, sizeof buf);
   if (buf[0] != '-') n++;
   if (n > p->width) p->width = n;
 }
 
 static void choose_style(printer *p) {
-  if (p->integral)
+  ml_sci_mode sci = p->opt->sci_mode;
+  if (sci == ML_SCI_ALWAYS)
+    p->style = NUM_SCIENTIFIC;
+  else if (p->integral)
     p->style = NUM_INTEGER;
+  else if (sci == ML_SCI_NEVER)
+    p->style = NUM_FIXED;
   else if (p->maxabs >= 1e5 || p->minabs < 1e-4)
     p->style = NUM_SCIENTIFIC;
   else
@@ -137,18 +166,17 @@ static void choose_style(printer *p) {
 }
 
 static void emit_element(printer *p, int64_t off) {
-  char buf[64];
+  char buf[ELEMENT_MAX];
   int n = element_text(p, off, buf, sizeof buf);
   sb_spaces(&p->out, p->width - n);
   sb_add(&p->out, buf, (size_t)n);
 }
 
-/* One line: the printed elements of the last dimension d. */
-static void emit_row(printer *p, int d, int64_t off) {
-  int64_t n = shown_count(p, d);
-  for (int64_t k = 0; k < n; k++) {
+/* One line: positions [k0, k1) of the last dimension d. */
+static void emit_line(printer *p, int d, int64_t off, int64_t k0, int64_t k1) {
+  for (int64_t k = k0; k < k1; k++) {
     int64_t i = shown_index(p, d, k);
-    if (k > 0) sb_str(&p->out, " ");
+    if (k > k0) sb_str(&p->out, " ");
     if (i < 0)
       sb_str(&p->out, "...");
     else
@@ -157,16 +185,44 @@ static void emit_row(printer *p, int d, int64_t off) {
   sb_str(&p->out, "\n");
 }
 
-/* The matrix of the last two dimensions at off. */
+/* A 1-D array: one row, over as many lines as the line width asks. */
+static void emit_vector(printer *p) {
+  int64_t n = shown_count(p, 0);
+  for (int64_t k = 0, end; k < n; k = end) {
+    end = line_end(p, 0, k);
+    emit_line(p, 0, 0, k, end);
+  }
+}
+
+/* "Columns a to b" for the group of positions [k0, k1) of dimension d,
+ * which starts with an element: the 1-based indices of its first and last
+ * elements. */
+static void emit_columns_header(printer *p, int d, int64_t k0, int64_t k1) {
+  char buf[64];
+  int64_t last = k1 - 1;
+  if (shown_index(p, d, last) < 0) last--;
+  snprintf(buf, sizeof buf, "Columns %lld to %lld\n",
+           (long long)shown_index(p, d, k0) + 1,
+           (long long)shown_index(p, d, last) + 1);
+  sb_str(&p->out, buf);
+}
+
+/* The matrix of the last two dimensions at off, its columns in groups
+ * that fit the line width. */
 static void emit_matrix(printer *p, int64_t off) {
   int d = p->a->ndim - 2;
-  int64_t n = shown_count(p, d);
-  for (int64_t k = 0; k < n; k++) {
-    int64_t i = shown_index(p, d, k);
-    if (i < 0)
-      sb_str(&p->out, "...\n");
-    else
-      emit_row(p, d + 1, off + i * p->a->strides[d]);
+  int64_t nrows = shown_count(p, d), ncols = shown_count(p, d + 1);
+  for (int64_t c = 0, end; c < ncols; c = end) {
+    end = line_end(p, d + 1, c);
+    if (c > 0) sb_str(&p->out, "\n");
+    if (c > 0 || end < ncols) emit_columns_header(p, d + 1, c, end);
+    for (int64_t k = 0; k < nrows; k++) {
+      int64_t i = shown_index(p, d, k);
+      if (i < 0)
+        sb_str(&p->out, "...\n");
+      else
+        emit_line(p, d + 1, off + i * p->a->strides[d], c, end);
+    }
   }
 }
 
@@ -207,7 +263,7 @@ static void emit_body(printer *p) {
   visit(p, 0, 0, gather_stats);
   choose_style(p);
   if (a->ndim == 0) {
-    char buf[64];
+    char buf[ELEMENT_MAX];
     int n = element_text(p, 0, buf, sizeof buf);
     sb_add(&p->out, buf, (size_t)n);
     sb_str(&p->out, "\n");
@@ -215,7 +271,7 @@ static void emit_body(printer *p) {
   }
   visit(p, 0, 0, gather_width);
   if (a->ndim == 1) {
-    emit_row(p, 0, 0);
+    emit_vector(p);
   } else if (a->ndim == 2) {
     emit_matrix(p, 0);
   } else {
@@ -225,11 +281,13 @@ static void emit_body(printer *p) {
   }
 }
 
-int ml_format(const ml_array *host, ml_device shown, char **out) {
+int ml_format(const ml_array *host, ml_device shown,
+              const ml_print_options *opt, char **out) {
   printer p = {.a = host,
+               .opt = opt,
                .base = ml_array_data(host),
                .esize = ml_dtype_size(host->dtype),
-               .cut = ml_array_numel(host) > ML_FORMAT_THRESHOLD,
+               .cut = ml_array_numel(host) > opt->threshold,
                .integral = 1,
                .minabs = HUGE_VAL};
   char dev[ML_DEVICE_NAME_MAX], shape[ML_SHAPE_STR_MAX];

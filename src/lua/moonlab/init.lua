@@ -7,7 +7,9 @@ return function(ml)
     test = "moonlab.test",
     KNNClassifier = {"moonlab.knn", "KNNClassifier"},
   }
+  -- `fields` names what __index loads, for the shell's tab completion.
   setmetatable(ml, {
+    fields = lazy,
     __index = function(t, key)
       local entry = lazy[key]
       if entry then
