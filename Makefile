@@ -42,7 +42,7 @@ endif
 # off: build/cuda.flags changes with it.
 $(shell mkdir -p build; echo '$(NVCC)' | cmp -s - build/cuda.flags || echo '$(NVCC)' > build/cuda.flags)
 
-LUA_SRC := $(wildcard src/lua/moonlab/*.lua)
+LUA_SRC := $(wildcard src/lua/moonlab/*.lua src/lua/moonlab/*/*.lua)
 
 PYTHON  := $(shell for p in python3 /usr/bin/python3; do $$p -c 'import numpy' 2>/dev/null && { echo $$p; break; }; done)
 
