@@ -3,6 +3,7 @@
 -- and ml.help finds them by identity and by name.
 local ml = require "moonlab"
 local help = require "moonlab.help"
+local options = require "moonlab.options"
 
 local ENTRY_FIELDS = {name = true, names = true, usage = true, doc = true, options = true,
                       returns = true, example = true, area = true}
@@ -86,6 +87,7 @@ describe("help entries", function()
           for _, f in ipairs({"name", "type", "default", "doc"}) do
             assert.equal("string", type(o[f]), where .. ": option field " .. f)
           end
+          assert.has_no_error(function() options.phrase(o.type) end, where .. ": type " .. o.type)
           assert.is_nil(optnames[o.name], where .. ": option " .. o.name .. " twice")
           optnames[o.name] = true
         end

@@ -17,6 +17,7 @@
 -- divides them by their total; predict takes the label with the most
 -- votes, the smallest one among equals. opts.budget passes to ml.knn.
 local ml = require "moonlab"
+local check_options = require("moonlab.options").check
 
 local M = {}
 
@@ -26,6 +27,7 @@ Classifier.__index = Classifier
 local METRICS = {euclidean = true, sqeuclidean = true, cosine = true, ip = true}
 
 local function new(_, opts)
+  check_options("KNNClassifier", opts)
   opts = opts or {}
   local k = opts.k or 5
   if math.type(k) ~= "integer" or k < 1 then
