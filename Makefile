@@ -46,7 +46,7 @@ LUA_SRC := $(wildcard src/lua/moonlab/*.lua src/lua/moonlab/*/*.lua)
 
 PYTHON  := $(shell for p in python3 /usr/bin/python3; do $$p -c 'import numpy' 2>/dev/null && { echo $$p; break; }; done)
 
-.PHONY: all test bench demo deps clean status FORCE
+.PHONY: all test bench demo deps docs clean status FORCE
 all: status bin/moonlab lib/moonlab.so
 
 status:
@@ -95,6 +95,10 @@ lib/moonlab.so: $(LIB_OBJ)
 
 deps:
 	@scripts/install-deps.sh
+
+# docs/api.md, the reference, from the help entries (src/lua/moonlab/help/).
+docs: bin/moonlab
+	bin/moonlab scripts/gen-api.lua docs/api.md
 
 test:
 	@scripts/install-deps.sh --if-missing

@@ -1,6 +1,7 @@
 -- Help entries (src/lua/moonlab/help/*.lua): every public function has
 -- one, they are well formed, their examples run and print what they say,
--- and ml.help finds them by identity and by name.
+-- ml.help finds them by identity and by name, and docs/api.md is their
+-- current rendering.
 local ml = require "moonlab"
 local help = require "moonlab.help"
 local options = require "moonlab.options"
@@ -132,6 +133,13 @@ describe("help entries", function()
     assert.equal(dtype, ml.get_default_dtype())
     assert.equal(device, ml.device())
     assert.is_true(checked > 100, "only " .. checked .. " lines checked")
+  end)
+
+  it("render as docs/api.md, which is current (make docs)", function()
+    local f = assert(io.open("docs/api.md"))
+    local committed = f:read("a")
+    f:close()
+    assert.is_true(committed == help.markdown(), "docs/api.md is stale: run make docs")
   end)
 end)
 
