@@ -61,6 +61,7 @@ reset_peak_memory), the number of live arrays, and the bytes a GPU's
 caching allocator keeps for reuse (0 on the CPU).]],
       returns = "a table {allocated, peak, arrays, cached} of integers.",
       example = [[
+collectgarbage() -- so that no garbage array goes in between
 local before = ml.memory("cpu").allocated
 local x = ml.zeros(1000, {device = "cpu"})
 print(ml.memory("cpu").allocated - before)  --> 8000]],
