@@ -45,7 +45,7 @@ endif
 # off: build/cuda.flags changes with it.
 $(shell mkdir -p build; echo '$(NVCC)' | cmp -s - build/cuda.flags || echo '$(NVCC)' > build/cuda.flags)
 
-LUA_SRC := $(wildcard src/lua/moonlab/*.lua)
+LUA_SRC := $(wildcard src/lua/moonlab/*.lua src/lua/moonlab/*/*.lua)
 
 # Installation (DESTDIR stages it, as packagers expect): the shell in
 # $(BINDIR), the module in $(CMODDIR), the first entry of Debian's lua5.4
@@ -56,7 +56,7 @@ CMODDIR ?= $(PREFIX)/lib/lua/5.4
 
 PYTHON  := $(shell for p in python3 /usr/bin/python3; do $$p -c 'import numpy' 2>/dev/null && { echo $$p; break; }; done)
 
-.PHONY: all test bench demo deps install uninstall clean status FORCE
+.PHONY: all test bench demo deps docs install uninstall clean status FORCE
 all: status bin/moonlab lib/moonlab.so
 
 status:
@@ -111,6 +111,10 @@ lib/moonlab.so: $(LIB_OBJ)
 
 deps:
 	@scripts/install-deps.sh
+
+# docs/api.md, the reference, from the help entries (src/lua/moonlab/help/).
+docs: bin/moonlab
+	bin/moonlab scripts/gen-api.lua docs/api.md
 
 test:
 	@scripts/install-deps.sh --if-missing

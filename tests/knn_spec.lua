@@ -430,7 +430,7 @@ describe("KNNClassifier", function()
 
   it("reports bad arguments", function()
     raises(function() ml.KNNClassifier{k = 0} end, "KNNClassifier: k must be a positive integer (got 0)")
-    raises(function() ml.KNNClassifier{k = 2.5} end, "KNNClassifier: k must be a positive integer (got 2.5)")
+    raises(function() ml.KNNClassifier{k = 2.5} end, "KNNClassifier: option 'k' must be an integer, not 2.5")
     raises(function() ml.KNNClassifier{weights = "gauss"} end,
            'KNNClassifier: weights must be "uniform" or "distance" (got gauss)')
     raises(function() ml.KNNClassifier{metric = "l1"} end, "KNNClassifier: unknown metric l1")

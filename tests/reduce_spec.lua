@@ -483,7 +483,7 @@ describe("norm", function()
     assert.has_error(function() x:norm({p = 3}) end,
                      "norm: p must be 1, 2 or math.huge, not 3")
     assert.has_error(function() x:norm(1, {p = "fro"}) end,
-                     "norm: p must be 1, 2 or math.huge, not fro")
+                     "norm: option 'p' must be a number, not string")
   end)
 end)
 

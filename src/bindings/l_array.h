@@ -53,6 +53,12 @@ void l_pushscalar(lua_State *L, ml_scalar s);
 
 /* Whether idx holds an options table (a table with no [1]). */
 int l_isoptions(lua_State *L, int idx);
+/* bindings/l_options.c: raises when the options at idx (0 or nil: none,
+ * at no cost) have a key that the help entry of fname ("zeros",
+ * "cuda.memory") does not document, or a value of the wrong type:
+ * "zeros: unknown option 'dtyp' (did you mean 'dtype'?)". Call it before
+ * allocating anything. */
+void l_checkoptions(lua_State *L, int idx, const char *fname);
 /* Fields of the options table at opts (0 or a non-table: none). */
 ml_dtype l_optdtype(lua_State *L, int opts, ml_dtype dflt);
 ml_device l_optdevice(lua_State *L, int opts, ml_device dflt);

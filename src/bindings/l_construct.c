@@ -92,6 +92,7 @@ void l_array_from_table(lua_State *L, int idx, int dtype, ml_device device,
 
 static int new_filled(lua_State *L, const char *op, ml_scalar *value) {
   int last = l_lastpositional(L), opts = last < lua_gettop(L) ? lua_gettop(L) : 0;
+  l_checkoptions(L, opts, op);
   int64_t shape[ML_MAX_DIMS];
   int ndim = l_checkshape(L, 1, last, shape, op);
   ml_dtype t = l_optdtype(L, opts, ml_default_dtype());
@@ -120,6 +121,7 @@ static int l_empty(lua_State *L) { return new_filled(L, "empty", NULL); }
  * dtype is named, as in NumPy. */
 static int l_full(lua_State *L) {
   int last = l_lastpositional(L), opts = last < lua_gettop(L) ? lua_gettop(L) : 0;
+  l_checkoptions(L, opts, "full");
   if (last < 1) return luaL_error(L, "full: expected a shape and a value");
   ml_scalar v = l_checkscalar(L, last);
   int64_t shape[ML_MAX_DIMS];
@@ -133,6 +135,7 @@ static int l_full(lua_State *L) {
 
 static int l_eye(lua_State *L) {
   int last = l_lastpositional(L), opts = last < lua_gettop(L) ? lua_gettop(L) : 0;
+  l_checkoptions(L, opts, "eye");
   lua_Integer n = luaL_checkinteger(L, 1);
   lua_Integer m = last >= 2 ? luaL_checkinteger(L, 2) : n;
   if (n < 0 || m < 0) return luaL_error(L, "eye: negative size %dx%d", (int)n, (int)m);
@@ -164,6 +167,7 @@ static int new_range(lua_State *L, ml_dtype t, ml_device dev, int64_t n,
  * int64 when every argument is an integer. */
 static int l_arange(lua_State *L) {
   int last = l_lastpositional(L), opts = last < lua_gettop(L) ? lua_gettop(L) : 0;
+  l_checkoptions(L, opts, "arange");
   if (last < 1 || last > 3) return luaL_error(L, "arange: expected 1 to 3 numbers");
   ml_scalar a = ml_scalar_int(0), b, h = ml_scalar_int(1);
   if (last == 1) {
@@ -199,6 +203,7 @@ static int l_arange(lua_State *L) {
 
 static int l_linspace(lua_State *L) {
   int last = l_lastpositional(L), opts = last < lua_gettop(L) ? lua_gettop(L) : 0;
+  l_checkoptions(L, opts, "linspace");
   double a = luaL_checknumber(L, 1), b = luaL_checknumber(L, 2);
   lua_Integer n = last >= 3 ? luaL_checkinteger(L, 3) : 50;
   if (n < 0) return luaL_error(L, "linspace: negative number of points %d", (int)n);
@@ -218,6 +223,7 @@ static int l_linspace(lua_State *L) {
 static int l_array(lua_State *L) {
   luaL_checktype(L, 1, LUA_TTABLE);
   int opts = lua_gettop(L) >= 2 ? 2 : 0;
+  l_checkoptions(L, opts, "array");
   int t = ML_NDTYPES;
   if (opts) {
     lua_getfield(L, opts, "dtype");
@@ -230,9 +236,10 @@ static int l_array(lua_State *L) {
   return 1;
 }
 
-static int new_like(lua_State *L, ml_scalar *value) {
+static int new_like(lua_State *L, const char *op, ml_scalar *value) {
   ml_array *a = l_checkarray(L, 1);
   int opts = lua_gettop(L) >= 2 && lua_type(L, lua_gettop(L)) == LUA_TTABLE ? lua_gettop(L) : 0;
+  l_checkoptions(L, opts, op);
   ml_dtype t = l_optdtype(L, opts, a->dtype);
   ml_device dev = l_optdevice(L, opts, ml_array_device(a));
   ml_array *r = l_newarray(L);
@@ -245,20 +252,22 @@ static int new_like(lua_State *L, ml_scalar *value) {
 
 static int l_zeros_like(lua_State *L) {
   ml_scalar z = ml_scalar_int(0);
-  return new_like(L, &z);
+  return new_like(L, "zeros_like", &z);
 }
 
 static int l_ones_like(lua_State *L) {
   ml_scalar one = ml_scalar_int(1);
-  return new_like(L, &one);
+  return new_like(L, "ones_like", &one);
 }
 
-static int l_empty_like(lua_State *L) { return new_like(L, NULL); }
+static int l_empty_like(lua_State *L) {
+  return new_like(L, "empty_like", NULL);
+}
 
 static int l_full_like(lua_State *L) {
   ml_scalar v = l_checkscalar(L, 2);
   lua_remove(L, 2);
-  return new_like(L, &v);
+  return new_like(L, "full_like", &v);
 }
 
 /* ---- conversions ---- */

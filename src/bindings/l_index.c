@@ -90,6 +90,7 @@ static void push_sorted(lua_State *L, const char *op) {
   ml_array *a = l_checkarray(L, 1);
   int last = l_lastpositional(L), opts = last < lua_gettop(L) ? lua_gettop(L) : 0;
   if (last > 2) luaL_error(L, "%s: expected (x [, dim] [, {descending=...}])", op);
+  l_checkoptions(L, opts, op);
   int dim = optdim(L, 2, last, a, op);
   int descending = l_optbool(L, opts, "descending", 0);
   ml_array *values = l_newarray(L), *indices = l_newarray(L);
@@ -114,6 +115,7 @@ static int l_topk(lua_State *L) {
   int last = l_lastpositional(L), opts = last < lua_gettop(L) ? lua_gettop(L) : 0;
   if (last > 3)
     return luaL_error(L, "topk: expected (x, k [, dim] [, {largest=..., sorted=...}])");
+  l_checkoptions(L, opts, "topk");
   lua_Integer k = luaL_checkinteger(L, 2);
   int dim = optdim(L, 3, last, a, "topk");
   int largest = l_optbool(L, opts, "largest", 1);

@@ -27,10 +27,16 @@ static int load_with(lua_State *L, loader fn) {
 }
 
 /* load_idx(path [, {device=}]) */
-static int l_load_idx(lua_State *L) { return load_with(L, ml_load_idx); }
+static int l_load_idx(lua_State *L) {
+  l_checkoptions(L, lua_istable(L, 2) ? 2 : 0, "load_idx");
+  return load_with(L, ml_load_idx);
+}
 
 /* load_npy(path [, {device=}]) */
-static int l_load_npy(lua_State *L) { return load_with(L, ml_load_npy); }
+static int l_load_npy(lua_State *L) {
+  l_checkoptions(L, lua_istable(L, 2) ? 2 : 0, "load_npy");
+  return load_with(L, ml_load_npy);
+}
 
 /* save_npy(path, x) */
 static int l_save_npy(lua_State *L) {
@@ -57,6 +63,7 @@ static char opt_delimiter(lua_State *L, int opts, const char *op) {
 static int l_load_csv(lua_State *L) {
   const char *path = luaL_checkstring(L, 1);
   int opts = lua_istable(L, 2) ? 2 : 0;
+  l_checkoptions(L, opts, "load_csv");
   ml_csv_options o;
   o.delimiter = opt_delimiter(L, opts, "load_csv");
   o.skip = l_optinteger(L, opts, "skip", 0);
@@ -74,7 +81,9 @@ static int l_load_csv(lua_State *L) {
 static int l_save_csv(lua_State *L) {
   const char *path = luaL_checkstring(L, 1);
   ml_array *a = l_checkarray(L, 2);
-  char d = opt_delimiter(L, lua_istable(L, 3) ? 3 : 0, "save_csv");
+  int opts = lua_istable(L, 3) ? 3 : 0;
+  l_checkoptions(L, opts, "save_csv");
+  char d = opt_delimiter(L, opts, "save_csv");
   l_check(L, ml_save_csv(path, a, d));
   return 0;
 }

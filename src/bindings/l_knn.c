@@ -35,6 +35,7 @@ static int l_knn(lua_State *L) {
   int opts = top == 4 && lua_istable(L, 4) && !l_testarray(L, 4) ? 4 : 0;
   if (top - (opts != 0) != 3)
     return luaL_error(L, "knn: expected (queries, refs, k [, {metric=..., exclude_self=..., budget=..., tf32=..., method=...}])");
+  l_checkoptions(L, opts, "knn");
   ml_array *q = l_toarray(L, 1, NULL);
   ml_array *r = l_toarray(L, 2, NULL);
   lua_Integer k = luaL_checkinteger(L, 3);

@@ -14,6 +14,7 @@ static int shape_args(lua_State *L, int first, int64_t *shape, int *opts,
                       const char *op) {
   int last = l_lastpositional(L);
   *opts = last < lua_gettop(L) ? lua_gettop(L) : 0;
+  l_checkoptions(L, *opts, op);
   return l_checkshape(L, first, last, shape, op);
 }
 
@@ -105,6 +106,7 @@ static int l_randint(lua_State *L) {
 static int l_randperm(lua_State *L) {
   lua_Integer n = luaL_checkinteger(L, 1);
   int opts = lua_gettop(L) >= 2 ? 2 : 0;
+  l_checkoptions(L, opts, "randperm");
   ml_dtype t = l_optdtype(L, opts, ML_INT64);
   ml_device dev = l_optdevice(L, opts, ml_default_device());
   ml_array *r = l_newarray(L);

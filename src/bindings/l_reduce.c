@@ -53,6 +53,7 @@ static red_args check_args(lua_State *L, const char *name) {
   r.a = l_toarray(L, 1, NULL);
   int last = l_lastpositional(L);
   r.opts = last < lua_gettop(L) ? lua_gettop(L) : 0;
+  l_checkoptions(L, r.opts, name);
   r.dim = last >= 2 && !lua_isnil(L, 2) ? l_checkdim(L, 2, r.a->ndim, name) : -1;
   r.keepdim = l_optbool(L, r.opts, "keepdim", 0);
   return r;
@@ -103,6 +104,7 @@ static int l_max(lua_State *L) { return extreme(L, ML_MAX, ML_ARGMAX); }
 
 static int with_ddof(lua_State *L, ml_redop op) {
   int top = lua_gettop(L), opts = top > 1 && l_isoptions(L, top) ? top : 0;
+  l_checkoptions(L, opts, ml_redop_name(op));
   return reduce(L, op, l_optinteger(L, opts, "ddof", 0));
 }
 
@@ -111,6 +113,7 @@ static int l_std(lua_State *L) { return with_ddof(L, ML_STD); }
 
 static int l_norm(lua_State *L) {
   int top = lua_gettop(L), opts = top > 1 && l_isoptions(L, top) ? top : 0;
+  l_checkoptions(L, opts, "norm");
   ml_redop op = ML_NORM2;
   if (opts && lua_getfield(L, opts, "p") != LUA_TNIL) {
     lua_Number p = lua_tonumber(L, -1);

@@ -10,6 +10,7 @@
 --   test_labels   10000 int64
 -- on opts.device (default device).
 local ml = require "moonlab"
+local check_options = require("moonlab.options").check
 
 local M = {}
 
@@ -29,6 +30,7 @@ local function exists(path)
 end
 
 function M.fashion_mnist(opts)
+  check_options("datasets.fashion_mnist", opts)
   opts = opts or {}
   local dir = opts.dir or os.getenv("MOONLAB_DATA") or DEFAULT_DIR
   for _, name in pairs(FILES) do

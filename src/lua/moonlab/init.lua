@@ -1,11 +1,15 @@
 -- The Lua half of moonlab: completes the module table that the C half
 -- (src/bindings/l_module.c) built. Each submodule is loaded on first use;
--- an entry {module, field} exposes one field of a submodule.
+-- an entry {module, field} exposes one field of a submodule. The table of
+-- these fields is also ml's metatable's field `lazy`, for those who list
+-- ml's fields (help, completion).
 return function(ml)
   local lazy = {
     datasets = "moonlab.datasets",
     test = "moonlab.test",
     KNNClassifier = {"moonlab.knn", "KNNClassifier"},
+    help = {"moonlab.help", "help"},
+    help_text = {"moonlab.help", "text"},
   }
   -- `fields` names what __index loads, for the shell's tab completion.
   setmetatable(ml, {

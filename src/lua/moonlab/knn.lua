@@ -1,5 +1,6 @@
 -- k-nearest-neighbour classification over ml.knn, with the semantics of
--- scikit-learn's KNeighborsClassifier (brute force):
+-- scikit-learn's KNeighborsClassifier (brute force). KNNClassifier is a
+-- class: a table of methods that constructs an instance when called.
 --
 --   local clf = ml.KNNClassifier{k = 5, weights = "uniform", metric = "euclidean"}
 --   clf:fit(X, y)            -- X n x d, y n integer labels; returns clf
@@ -16,6 +17,7 @@
 -- divides them by their total; predict takes the label with the most
 -- votes, the smallest one among equals. opts.budget passes to ml.knn.
 local ml = require "moonlab"
+local check_options = require("moonlab.options").check
 
 local M = {}
 
@@ -24,7 +26,8 @@ Classifier.__index = Classifier
 
 local METRICS = {euclidean = true, sqeuclidean = true, cosine = true, ip = true}
 
-function M.KNNClassifier(opts)
+local function new(_, opts)
+  check_options("KNNClassifier", opts)
   opts = opts or {}
   local k = opts.k or 5
   if math.type(k) ~= "integer" or k < 1 then
@@ -43,6 +46,8 @@ function M.KNNClassifier(opts)
   return setmetatable({k = k, weights = weights, metric = metric, budget = opts.budget},
                       Classifier)
 end
+
+M.KNNClassifier = setmetatable(Classifier, {__call = new})
 
 local function as_array(x, like)
   if ml.is_array(x) then return x end

@@ -1,0 +1,133 @@
+-- Help entries: indexing, masks and sorting.
+return {
+  title = "Indexing and sorting",
+  intro = [[
+Subscripts read and write parts of an array: x[i] is the i-th slice
+along dimension 1 (a number for a 1-D array); x[{i, j}] is one element;
+x[{{1, 10}, {}}] is a view of rows 1 to 10 ({} takes a dimension whole,
+{a} keeps index a, {a, b, step} every step-th of a..b); x[mask] (a uint8
+array) selects elements and x[idx] (an integer array) rows, as copies.
+Assigning through the same forms fills with a number or copies an array
+or table: x[{{}, 1}] = 0. Indices are 1-based; negative ones count from
+the end. Index arguments below may be arrays, integers or tables of
+integers; masks arrays or tables of booleans or 0 and 1. Every function
+here is also a method.]],
+  entries = {
+    {
+      name = "index_select",
+      usage = {
+        "x:index_select(dim, index)",
+        "ml.index_select(x, dim, index)",
+      },
+      doc = [[
+The slices of x along dim at the 1-based positions in index (a 1-D
+integer array or table, repeats allowed), in that order.]],
+      returns = "a new array whose dimension dim has #index entries.",
+      example = [[
+local x = ml.array({{5, 9, 1}, {7, 0, 8}})
+local s = x:index_select(2, {3, 1})
+print(s[{2, 1}], s[{2, 2}], x:index_select(1, {2, 2}):sum())  --> 8 7 30]],
+    },
+    {
+      name = "gather",
+      usage = {"x:gather(dim, index)", "ml.gather(x, dim, index)"},
+      doc = [=[
+Picks along dim: for dim 2, out[i][j] = x[i][index[i][j]] (likewise for
+any dimension, as Torch's gather). index has x's number of dimensions
+and is no larger than x outside dim.]=],
+      returns = "a new array of index's shape and x's dtype.",
+      example = [[
+local x = ml.array({{5, 9, 1}, {7, 0, 8}})
+local g = x:gather(2, {{3}, {1}})
+print(g[{1, 1}], g[{2, 1}])  --> 1 7]],
+    },
+    {
+      name = "scatter",
+      usage = {
+        "x:scatter(dim, index, src)",
+        "ml.scatter(x, dim, index, src)",
+      },
+      doc = [=[
+A copy of x with values written along dim: for dim 2,
+out[i][index[i][j]] = src[i][j] (Torch's scatter, not in place). src is
+a number, or an array or table broadcast to index's shape, converted to
+x's dtype; where an index repeats, the last value wins.]=],
+      returns = "a new array of x's shape.",
+      example = [[
+local x = ml.array({{5, 9, 1}, {7, 0, 8}})
+print(x:scatter(2, {{1}, {3}}, 0):sum())  --> 17]],
+    },
+    {
+      name = "masked_select",
+      usage = {"x:masked_select(mask)", "ml.masked_select(x, mask)"},
+      doc = [[
+The elements of x where mask (uint8, broadcast to x's shape) is nonzero,
+in C order; as x[mask].]],
+      returns = "a new 1-D array.",
+      example = [[
+local x = ml.array({{5, 9, 1}, {7, 0, 8}})
+print(x:masked_select(ml.gt(x, 4)):sum())  --> 29]],
+    },
+    {
+      name = "masked_fill",
+      usage = {
+        "x:masked_fill(mask, value)",
+        "ml.masked_fill(x, mask, value)",
+      },
+      doc = [[
+A copy of x with value where mask (uint8, broadcast to x's shape) is
+nonzero; value must fit x's dtype. x[mask] = value does the same in
+place.]],
+      returns = "a new array of x's shape.",
+      example = [[
+local x = ml.array({{5, 9, 1}, {7, 0, 8}})
+print(x:masked_fill(ml.gt(x, 4), 0):sum())  --> 1]],
+    },
+    {
+      names = {"sort", "argsort"},
+      usage = {
+        "x:sort([dim] [, opts])", "ml.sort(x [, dim] [, opts])",
+        "x:argsort([dim] [, opts])", "ml.argsort(x [, dim] [, opts])",
+      },
+      doc = [[
+x sorted along dim (default the last): sort returns the sorted values
+and their 1-based int64 positions in x, argsort only the positions. The
+sort is stable (equal values keep their order, also descending); NaN
+counts as larger than every number.]],
+      options = {
+        {name = "descending", type = "boolean", default = "false",
+         doc = "largest first"},
+      },
+      returns = "sort: values and indices; argsort: indices.",
+      example = [[
+local x = ml.array({{5, 9, 1}, {7, 0, 8}})
+local v, i = x:sort(2)
+print(v[{1, 1}], i[{1, 1}])  --> 1 3
+print(x:argsort(1, {descending = true})[{1, 2}])  --> 1]],
+    },
+    {
+      name = "topk",
+      usage = {
+        "x:topk(k [, dim] [, opts])",
+        "ml.topk(x, k [, dim] [, opts])",
+      },
+      doc = [[
+The k largest (or smallest) elements along dim (default the last) and
+their 1-based int64 positions; ties go to the lower index, NaN counts as
+the largest. k may be 0 up to the size of dim.]],
+      options = {
+        {name = "largest", type = "boolean", default = "true",
+         doc = "the largest elements; false: the smallest"},
+        {name = "sorted", type = "boolean", default = "true",
+         doc = "best first; false: in their order along dim"},
+      },
+      returns = "values and indices, of x's shape with k along dim.",
+      example = [[
+local x = ml.array({{5, 9, 1}, {7, 0, 8}})
+local v, i = x:topk(2)
+print(v[{1, 1}], i[{1, 1}], v[{2, 2}])  --> 9 2 7
+v = x:topk(1, 1, {largest = false})
+print(v[{1, 2}])  --> 0]],
+    },
+  },
+}
