@@ -99,6 +99,16 @@ local PROBES = {
   knn = function(o) return ml.knn(ml.ones(2, 2), ml.ones(3, 2), 1, o) end,
   KNNClassifier = function(o) return ml.KNNClassifier(o) end,
   ["datasets.fashion_mnist"] = function(o) return ml.datasets.fashion_mnist(o) end,
+  set_printoptions = function(o)
+    local saved = ml.get_printoptions()
+    local ok, err = pcall(ml.set_printoptions, o or {})
+    ml.set_printoptions(saved)
+    if not ok then error(err, 0) end
+  end,
+  ["test.allclose"] = function(o)
+    local msg = ml.test.allclose(ml.ones(2), 1, o)
+    assert(msg == nil, msg)
+  end,
 }
 
 describe("options", function()

@@ -33,24 +33,6 @@ int l_array_tostring(lua_State *L) {
   return 1;
 }
 
-static const char *const option_names[] = {
-    "precision", "threshold", "edgeitems", "linewidth", "sci_mode", NULL};
-
-/* Raises unless every key of the table at idx is one of names. */
-static void check_option_names(lua_State *L, int idx, const char *fn,
-                               const char *const names[]) {
-  lua_pushnil(L);
-  while (lua_next(L, idx)) {
-    lua_pop(L, 1);
-    int known = 0;
-    if (lua_type(L, -1) == LUA_TSTRING)
-      for (const char *const *n = names; *n && !known; n++)
-        known = strcmp(lua_tostring(L, -1), *n) == 0;
-    if (!known)
-      luaL_error(L, "%s: unknown option '%s'", fn, luaL_tolstring(L, -1, NULL));
-  }
-}
-
 /* The integer option `name` on top of the stack, in [lo, hi]; with
  * unlimited, math.huge too, which gives INT64_MAX. what: the rule, for
  * the message. */
@@ -69,7 +51,7 @@ static int64_t check_count(lua_State *L, const char *name, int64_t lo,
 
 static int set_printoptions(lua_State *L) {
   luaL_checktype(L, 1, LUA_TTABLE);
-  check_option_names(L, 1, "set_printoptions", option_names);
+  l_checkoptions(L, 1, "set_printoptions");
   ml_print_options o = options;
   if (lua_getfield(L, 1, "precision") != LUA_TNIL)
     o.precision = (int)check_count(L, "precision", 0, ML_FORMAT_PRECISION_MAX,

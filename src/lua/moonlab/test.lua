@@ -15,6 +15,7 @@
 -- differing element by its 1-based index, both values and the number of
 -- mismatches; every assertion also works negated (assert.is_not.allclose).
 local ml = require "moonlab"
+local check_options = require("moonlab.options").check
 local assert = require "luassert"
 local namespace = require "luassert.namespaces"
 local util = require "luassert.util"
@@ -129,21 +130,9 @@ function M.array_equal(actual, desired)
   return why and "Arrays are not equal\n" .. why
 end
 
-local ALLCLOSE_OPTIONS = {rtol = "number", atol = "number", equal_nan = "boolean"}
-
 local function allclose_options(opts)
+  check_options("test.allclose", opts)
   if opts == nil then return 1e-7, 0, true end
-  if type(opts) ~= "table" then
-    error("allclose: options must be a table, got " .. type(opts), 0)
-  end
-  for k, v in pairs(opts) do
-    local want = ALLCLOSE_OPTIONS[k]
-    if not want then
-      error(("allclose: unknown option '%s' (valid: atol, equal_nan, rtol)"):format(tostring(k)), 0)
-    elseif type(v) ~= want then
-      error(("allclose: option '%s' must be a %s, got %s"):format(k, want, type(v)), 0)
-    end
-  end
   local equal_nan = opts.equal_nan
   if equal_nan == nil then equal_nan = true end
   return opts.rtol or 1e-7, opts.atol or 0, equal_nan

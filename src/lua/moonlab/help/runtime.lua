@@ -89,6 +89,43 @@ ml.empty_cache()
 print(ml.memory().cached)  --> 0]],
     },
     {
+      name = "set_printoptions",
+      usage = {"ml.set_printoptions(opts)"},
+      doc = [[
+How arrays print, as NumPy's set_printoptions: an option left out keeps
+its value, except sci_mode, which as in PyTorch returns to automatic
+unless given. math.huge means no limit for threshold and linewidth. A bad
+option raises and changes nothing.]],
+      options = {
+        {name = "precision", type = "integer", default = "4",
+         doc = "digits after the decimal point of floats"},
+        {name = "threshold", type = "number", default = "1000",
+         doc = "arrays of more elements print only their corners"},
+        {name = "edgeitems", type = "integer", default = "3",
+         doc = "the corners' rows and columns, at each end"},
+        {name = "linewidth", type = "number", default = "math.huge",
+         doc = "wider rows continue on further lines (matrices in column blocks)"},
+        {name = "sci_mode", type = "boolean", default = "automatic",
+         doc = "true forces the scientific format, false forbids it"},
+      },
+      returns = "nothing.",
+      example = [[
+local saved = ml.get_printoptions()
+ml.set_printoptions({precision = 2})
+print(ml.array({1 / 3}))
+ml.set_printoptions(saved)]],
+    },
+    {
+      name = "get_printoptions",
+      usage = {"ml.get_printoptions()"},
+      doc = [[
+The print options now in force, as set_printoptions takes them (so
+that set_printoptions(get_printoptions()) restores them).]],
+      returns = "a table {precision, threshold, edgeitems, linewidth, sci_mode}.",
+      example = [[
+print(ml.get_printoptions().edgeitems)  --> 3]],
+    },
+    {
       name = "synchronize",
       usage = {"ml.synchronize([device])"},
       doc = [[
