@@ -95,7 +95,12 @@ const char *l_opname(lua_State *L) {
     lua_pop(L, 1);
   }
   lua_pop(L, 1); /* the function */
-  return name ? name : ar.name ? ar.name : "moonlab";
+  if (!name) name = ar.name;
+  /* x[k] = v runs as the metamethod "newindex": to the user it is x[k] */
+  if (name && strcmp(ar.namewhat, "metamethod") == 0 &&
+      strcmp(name, "newindex") == 0)
+    name = "index";
+  return name ? name : "moonlab";
 }
 
 /* Whether msg starts with a name and a colon ("add: ..."), as the core's
@@ -145,6 +150,21 @@ ml_array *l_toarray(lua_State *L, int idx, const ml_array *like) {
   } else {
     luaL_typeerror(L, idx, "array, number or table");
   }
+  lua_replace(L, idx);
+  return l_testarray(L, idx);
+}
+
+ml_array *l_tosource(lua_State *L, int idx, const ml_array *dst) {
+  idx = lua_absindex(L, idx);
+  int t = lua_type(L, idx);
+  if (t != LUA_TNUMBER && t != LUA_TBOOLEAN && t != LUA_TTABLE)
+    return l_toarray(L, idx, dst);
+  ml_array *a = l_newarray(L);
+  if (t == LUA_TTABLE)
+    l_array_from_table(L, idx, dst->dtype, ml_array_device(dst), a);
+  else
+    l_check(L, ml_full(a, dst->dtype, 0, NULL, ml_array_device(dst),
+                       l_checkscalar(L, idx)));
   lua_replace(L, idx);
   return l_testarray(L, idx);
 }

@@ -31,33 +31,24 @@ static void table_shape(lua_State *L, int idx, table_info *ti) {
   lua_pop(L, 1);
 }
 
-/* Writes the numbers of the nested table at idx (depth d) into buf as
- * doubles or int64s, checking that every row has the expected length. */
+/* Reads the numbers of the nested table at idx (depth d) into buf,
+ * checking that every row has the expected length; *all_int is cleared
+ * by a float. */
 static void table_fill(lua_State *L, int idx, const table_info *ti, int d,
-                       int64_t *pos, double *fbuf, int64_t *ibuf, int *all_int) {
+                       int64_t *pos, ml_scalar *buf, int *all_int) {
   if (lua_type(L, idx) != LUA_TTABLE || (int64_t)lua_rawlen(L, idx) != ti->shape[d])
     luaL_error(L, "array: ragged nested table (expected %d elements at depth %d)",
                (int)ti->shape[d], d + 1);
   for (int64_t i = 1; i <= ti->shape[d]; i++) {
     lua_rawgeti(L, idx, i);
     if (d + 1 < ti->ndim) {
-      table_fill(L, lua_gettop(L), ti, d + 1, pos, fbuf, ibuf, all_int);
+      table_fill(L, lua_gettop(L), ti, d + 1, pos, buf, all_int);
     } else {
       int t = lua_type(L, -1);
-      if (t == LUA_TBOOLEAN) {
-        ibuf[*pos] = lua_toboolean(L, -1);
-        fbuf[*pos] = (double)ibuf[*pos];
-      } else if (t == LUA_TNUMBER) {
-        if (lua_isinteger(L, -1)) {
-          ibuf[*pos] = lua_tointeger(L, -1);
-          fbuf[*pos] = (double)ibuf[*pos];
-        } else {
-          fbuf[*pos] = lua_tonumber(L, -1);
-          *all_int = 0;
-        }
-      } else {
+      if (t != LUA_TBOOLEAN && t != LUA_TNUMBER)
         luaL_error(L, "array: expected numbers, found %s", luaL_typename(L, -1));
-      }
+      buf[*pos] = l_checkscalar(L, -1);
+      if (!buf[*pos].is_int) *all_int = 0;
       (*pos)++;
     }
     lua_pop(L, 1);
@@ -71,21 +62,21 @@ void l_array_from_table(lua_State *L, int idx, int dtype, ml_device device,
   int64_t n = 1;
   for (int d = 0; d < ti.ndim; d++) n *= ti.shape[d];
   /* Lua-managed scratch, so that a raise inside never leaks it. */
-  double *fbuf = lua_newuserdatauv(L, (size_t)(n ? n : 1) * sizeof(double), 0);
-  int64_t *ibuf = lua_newuserdatauv(L, (size_t)(n ? n : 1) * sizeof(int64_t), 0);
+  ml_scalar *buf = lua_newuserdatauv(L, (size_t)(n ? n : 1) * sizeof *buf, 0);
   int64_t pos = 0;
   int all_int = 1;
-  if (n > 0) table_fill(L, idx, &ti, 0, &pos, fbuf, ibuf, &all_int);
+  if (n > 0) table_fill(L, idx, &ti, 0, &pos, buf, &all_int);
   ml_dtype t = dtype == ML_NDTYPES ? (all_int && n > 0 ? ML_INT64 : ml_default_dtype())
                                    : (ml_dtype)dtype;
   void *host = lua_newuserdatauv(L, (size_t)(n ? n : 1) * ml_dtype_size(t), 0);
   size_t sz = ml_dtype_size(t);
   for (int64_t i = 0; i < n; i++) {
-    ml_scalar s = all_int ? ml_scalar_int(ibuf[i]) : ml_scalar_float(fbuf[i]);
-    ml_scalar_store((char *)host + i * (int64_t)sz, t, s);
+    if (!ml_scalar_storable(buf[i], t))
+      l_check(L, ml_scalar_check_store(NULL, buf[i], t));
+    ml_scalar_store((char *)host + i * (int64_t)sz, t, buf[i]);
   }
   l_check(L, ml_from_host(out, t, ti.ndim, ti.shape, device, host));
-  lua_pop(L, 3);
+  lua_pop(L, 2);
 }
 
 /* ---- constructors ---- */
@@ -149,8 +140,19 @@ static int l_eye(lua_State *L) {
   return 1;
 }
 
+/* A new 1-D array of n values start + i * step, which must be storable in
+ * an integer dtype t: the values lie between the first and the last. */
 static int new_range(lua_State *L, ml_dtype t, ml_device dev, int64_t n,
                      ml_scalar start, ml_scalar step) {
+  if (n > 0 && !ml_dtype_is_float(t)) {
+    ml_scalar last = ml_scalar_float(ml_scalar_to_double(start) +
+                                     (double)(n - 1) * ml_scalar_to_double(step));
+    if (start.is_int && step.is_int) /* wrapping, as cpu_iota computes */
+      last = ml_scalar_int((int64_t)((uint64_t)start.i +
+                                     (uint64_t)(n - 1) * (uint64_t)step.i));
+    l_check(L, ml_scalar_check_store(NULL, start, t));
+    l_check(L, ml_scalar_check_store(NULL, last, t));
+  }
   int64_t shape[1] = {n};
   ml_array *r = l_newarray(L);
   l_check(L, ml_array_empty(r, t, 1, shape, dev));
@@ -362,7 +364,7 @@ static int l_fill(lua_State *L) {
 
 static int l_copy(lua_State *L) {
   ml_array *a = l_checkarray(L, 1);
-  ml_array *src = l_toarray(L, 2, a);
+  ml_array *src = l_tosource(L, 2, a);
   l_check(L, ml_copy("copy", a, src));
   lua_settop(L, 1);
   return 1;

@@ -53,7 +53,7 @@ static int l_scatter(lua_State *L) {
   ml_array *a = l_checkarray(L, 1);
   int dim = l_checkdim(L, 2, a->ndim, "scatter");
   ml_array *index = check_index(L, 3, a);
-  ml_array *src = l_toarray(L, 4, a);
+  ml_array *src = l_tosource(L, 4, a);
   ml_array *r = l_newarray(L);
   l_check(L, ml_scatter(r, a, dim, index, src));
   return 1;

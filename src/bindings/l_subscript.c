@@ -137,17 +137,12 @@ int l_subscript_set(lua_State *L) {
   ml_array *a = l_checkarray(L, 1), v;
   sub_kind kind = resolve(L, a, &v);
   int vt = lua_type(L, 3);
-  if (vt == LUA_TNUMBER || vt == LUA_TBOOLEAN) {
-    ml_scalar s = l_checkscalar(L, 3);
-    if (kind == SUB_VIEW || kind == SUB_ELEMENT) {
-      l_check(L, ml_fill("index", &v, s));
-      return 0;
-    }
-    if (!ml_scalar_fits(s, a->dtype))
-      return luaL_error(L, "index: %I is out of range for %s", (LUAI_UACINT)s.i,
-                        ml_dtype_name(a->dtype));
+  if ((vt == LUA_TNUMBER || vt == LUA_TBOOLEAN) &&
+      (kind == SUB_VIEW || kind == SUB_ELEMENT)) {
+    l_check(L, ml_fill("index", &v, l_checkscalar(L, 3)));
+    return 0;
   }
-  ml_array *src = l_toarray(L, 3, a);
+  ml_array *src = l_tosource(L, 3, a);
   if (kind == SUB_MASK)
     l_check(L, ml_masked_assign(a, l_checkarray(L, 2), src));
   else if (kind == SUB_INDEX)

@@ -202,11 +202,9 @@ static int blend(const char *op, const ml_array *a, const ml_array *mask,
 int ml_masked_fill(ml_array *out, const ml_array *a, const ml_array *mask,
                    ml_scalar value) {
   const char *op = "masked_fill";
-  if (!ml_scalar_fits(value, a->dtype))
-    return ml_fail(ML_EINVAL, "%s: %lld is out of range for %s", op,
-                   (long long)value.i, ml_dtype_name(a->dtype));
   ml_array v = {0}, r = {0};
-  int rc = ml_full(&v, a->dtype, 0, NULL, ml_array_device(a), value);
+  int rc = ml_scalar_check_store(op, value, a->dtype);
+  if (!rc) rc = ml_full(&v, a->dtype, 0, NULL, ml_array_device(a), value);
   if (!rc) rc = blend(op, a, mask, &v, &r);
   ml_array_release(&v);
   return ml_array_commit(out, &r, rc);
