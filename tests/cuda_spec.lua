@@ -517,6 +517,47 @@ describe("cuda indexing", function()
     end
   end)
 
+  it("counts negative indices from the end as the CPU does", function()
+    for _, dt in ipairs(dtypes) do
+      local c, g = pair({7, 31, 5}, dt)
+      for d = 1, 3 do
+        local n = c:size(d)
+        local idx = {-1, 1, -n, n, -2}
+        same(g:index_select(d, idx), c:index_select(d, idx), "index_select negative dim " .. d .. " " .. dt)
+        local ic = ml.randint(-n, n, {4, 6, 3}, {device = "cpu"})
+        ic = ml.where(ml.eq(ic, 0), -1, ic)
+        same(g:gather(d, ic:cuda()), c:gather(d, ic), "gather negative dim " .. d .. " " .. dt)
+      end
+      local sc, sg = pair({5, 6}, dt)
+      local ic = ml.randint(-8, 0, {5, 6}, {device = "cpu"})
+      local tc, tg = pair({5, 8}, dt)
+      same(tg:scatter(2, ic:cuda(), sg), tc:scatter(2, ic, sc), "scatter negative " .. dt)
+      local rows = ml.array({-1, 2, -7, -1}, {device = "cpu"})
+      same(g[rows:cuda()], c[rows], "x[idx] negative " .. dt)
+      c[rows] = 3
+      g[rows:cuda()] = 3
+      same(g, c, "x[idx] = v negative " .. dt)
+    end
+  end)
+
+  it("checks indices on empty results and negative bad indices as the CPU does", function()
+    local ec, eg = ml.zeros(3, 0, {device = "cpu"}), ml.zeros(3, 0, {device = GPU})
+    same(eg:index_select(1, {3, -3}), ec:index_select(1, {3, -3}), "empty index_select")
+    same_error(function() return eg:index_select(1, ml.array({4}, {device = GPU})) end,
+               function() return ec:index_select(1, ml.array({4}, {device = "cpu"})) end,
+               "index_select on an empty result")
+    same_error(function() eg[ml.array({-4}, {device = GPU})] = 1 end,
+               function() ec[ml.array({-4}, {device = "cpu"})] = 1 end, "x[idx] = v on an empty result")
+    local c, g = pair({4, 10}, "float32")
+    same_error(function() return g:index_select(2, {3, -11}) end,
+               function() return c:index_select(2, {3, -11}) end, "index_select -11")
+    local bad = ml.array({{1, 2}, {-10, -11}}, {device = "cpu"})
+    same_error(function() return g:gather(2, bad:cuda()) end, function() return c:gather(2, bad) end,
+               "gather -11")
+    same_error(function() return g:scatter(2, bad:cuda(), g:narrow(2, 1, 2)) end,
+               function() return c:scatter(2, bad, c:narrow(2, 1, 2)) end, "scatter -11")
+  end)
+
   it("reports bad indices as the CPU does, and carries on", function()
     local c, g = pair({4, 10}, "float32")
     same_error(function() return g:index_select(2, {3, 11, 0}) end,

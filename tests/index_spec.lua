@@ -90,16 +90,38 @@ describe("index_select", function()
     assert.same({10, 2}, T(col:index_select(1, {3, 1})))
   end)
 
-  it("rejects out-of-range indices without wrapping", function()
+  it("counts negative indices from the end, as x[-1]", function()
+    assert.same({{3, 2, 1}, {6, 5, 4}}, T(m:index_select(2, {-1, -2, -3})))
+    assert.same({{4, 5, 6}, {1, 2, 3}}, T(m:index_select(1, {-1, 1})))
+    assert.same({{3}, {6}}, T(m:index_select(2, ml.array({-1}, {dtype = "int32"}))))
+    assert.same({{1, 2, 3}}, T(m:index_select(1, -2)))
+    local g = ml.array(grid(2, 3, 4))
+    assert.same(T(g:index_select(3, {4, 1})), T(g:index_select(3, {-1, -4})))
+  end)
+
+  it("rejects out-of-range indices, negative ones too", function()
     local x = ml.zeros(10)
     assert.has_error(function() x:index_select(1, {11}) end,
       "index_select: index 11 is out of bounds for dimension 1 with size 10")
     assert.has_error(function() x:index_select(1, {0}) end,
       "index_select: index 0 is out of bounds for dimension 1 with size 10")
-    assert.has_error(function() x:index_select(1, {3, -1}) end,
-      "index_select: index -1 is out of bounds for dimension 1 with size 10")
+    assert.has_error(function() x:index_select(1, {3, -11}) end,
+      "index_select: index -11 is out of bounds for dimension 1 with size 10")
+    assert.has_error(function() x:index_select(1, {math.mininteger}) end,
+      "index_select: index " .. math.mininteger .. " is out of bounds for dimension 1 with size 10")
     assert.has_error(function() m:index_select(2, {1, 4}) end,
       "index_select: index 4 is out of bounds for dimension 2 with size 3")
+  end)
+
+  it("checks the index also when the result is empty", function()
+    assert.has_error(function() ml.zeros(3, 0):index_select(1, ml.array({4})) end,
+      "index_select: index 4 is out of bounds for dimension 1 with size 3")
+    assert.has_error(function() ml.zeros(0, 3):index_select(2, {1, -4}) end,
+      "index_select: index -4 is out of bounds for dimension 2 with size 3")
+    assert.has_error(function() ml.zeros(0, 3):index_select(1, {1}) end,
+      "index_select: index 1 is out of bounds for dimension 1 with size 0")
+    local e = ml.zeros(3, 0):index_select(1, {3, -3, 1})
+    assert.same({3, 0}, e.shape)
   end)
 
   it("rejects float indices, 2-D indices and bad dimensions", function()
@@ -178,6 +200,13 @@ describe("gather", function()
     assert.same({2, 0}, r.shape)
   end)
 
+  it("counts negative indices from the end", function()
+    assert.same({{2, 1}, {4, 3}}, T(t:gather(2, {{-1, -2}, {2, -2}})))
+    assert.same({{3, 2}}, T(t:gather(1, {{-1, -2}})))
+    assert.has_error(function() t:gather(2, {{1, -3}, {1, 1}}) end,
+      "gather: index -3 is out of bounds for dimension 2 with size 2")
+  end)
+
   it("reports bad indices and shapes", function()
     assert.has_error(function() t:gather(2, {{1, 3}, {1, 1}}) end,
       "gather: index 3 is out of bounds for dimension 2 with size 2")
@@ -245,6 +274,15 @@ describe("scatter", function()
     local col = x[{{}, 2}]
     assert.same({5, 5}, T(col:scatter(1, {1}, 5)))
     assert.same({{1, 2, 3}, {4, 5, 6}}, T(x))
+  end)
+
+  it("counts negative indices from the end", function()
+    local r = ml.zeros(2, 4, {dtype = "int64"}):scatter(2, {{-1, 1}, {-4, -3}}, {{7, 8}, {9, 10}})
+    assert.same({{8, 0, 0, 7}, {9, 10, 0, 0}}, T(r))
+    r = ml.zeros(3, {dtype = "int64"}):scatter(1, {-1, 3}, {1, 2}) -- the same place: the last wins
+    assert.same({0, 0, 2}, T(r))
+    assert.has_error(function() ml.zeros(2, 4):scatter(2, {{-5}, {1}}, 1) end,
+      "scatter: index -5 is out of bounds for dimension 2 with size 4")
   end)
 
   it("reports bad indices and shapes", function()

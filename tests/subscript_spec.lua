@@ -119,6 +119,13 @@ describe("subscript reads", function()
     assert.same({0}, x[ml.zeros(2, 3, {dtype = "uint8"})].shape)
   end)
 
+  it("x[idx] counts negative entries from the end, as x[-1]", function()
+    local x = m23()
+    assert.same({{4, 5, 6}, {1, 2, 3}}, T(x[ml.array({-1, -2})]))
+    assert.same({30, 10, 30}, T(ml.array({10, 20, 30})[ml.array({-1, 1, 3})]))
+    assert.same({3, 0}, ml.zeros(2, 0)[ml.array({1, -1, 2})].shape)
+  end)
+
   it("reports indices out of bounds", function()
     local x = ml.zeros(5)
     assert.has_error(function() return x[0] end,
@@ -233,6 +240,27 @@ describe("subscript writes", function()
     local y = ml.array({1, 2, 3})
     y[ml.array({3, 1})] = y[{{1, 2}}]
     assert.same({2, 2, 1}, T(y))
+  end)
+
+  it("x[idx] = v counts negative entries from the end", function()
+    local x = ml.zeros(3, 2, {dtype = "int64"})
+    x[ml.array({-1, 1})] = {{5, 6}, {7, 8}}
+    assert.same({{7, 8}, {0, 0}, {5, 6}}, T(x))
+    x[ml.array({-2, 2})] = ml.array({{1, 1}, {2, 2}}) -- one row twice: the last wins
+    assert.same({{7, 8}, {2, 2}, {5, 6}}, T(x))
+    local y = ml.array({1, 2, 3})
+    y[ml.array({-3, -1})] = 0
+    assert.same({0, 2, 0}, T(y))
+  end)
+
+  it("x[idx] = v checks the index also when nothing is written", function()
+    local e = ml.zeros(2, 0)
+    e[ml.array({2, -2})] = 1
+    assert.same({2, 0}, e.shape)
+    assert.has_error(function() e[ml.array({1, 3})] = 1 end,
+      "index: index 3 is out of bounds for dimension 1 with size 2")
+    assert.has_error(function() e[ml.array({-3})] = 1 end,
+      "index: index -3 is out of bounds for dimension 1 with size 2")
   end)
 
   it("reports values that do not fit or do not broadcast", function()

@@ -6,6 +6,7 @@
 #include "copy.h"
 #include "elementwise.h"
 #include "reduce.h"
+#include "scalar_math.h"
 #include "status.h"
 #include "view.h"
 
@@ -48,6 +49,26 @@ static int vector_index(const char *op, const ml_array *index, ml_array *ix) {
   return rc;
 }
 
+/* The check that no backend makes where the result has no elements (a is
+ * empty outside d) and so no entry of the 1-D index ix is read: each must
+ * still be in range for size, else the backends' error. Reads ix on the
+ * host; the cost is that of the index only. */
+static int check_unread(const char *op, const ml_array *ix, int d,
+                        int64_t size) {
+  ml_array host = {0};
+  int rc = ml_to_device(&host, ix, ml_cpu());
+  const int64_t *p = rc ? NULL : ml_array_data(&host);
+  for (int64_t i = 0; !rc && i < host.shape[0]; i++) {
+    int64_t v = p[i * host.strides[0]];
+    if (ml_index_base0(v, size) >= (uint64_t)size)
+      rc = ml_fail(ML_EINVAL, "%s: index %lld is out of bounds for dimension "
+                   "%d with size %lld", op, (long long)v, d + 1,
+                   (long long)size);
+  }
+  ml_array_release(&host);
+  return rc;
+}
+
 int ml_index_select(ml_array *out, const ml_array *a, int dim,
                     const ml_array *index) {
   const char *op = "index_select";
@@ -63,6 +84,8 @@ int ml_index_select(ml_array *out, const ml_array *a, int dim,
     shape[d] = ix.shape[0];
     rc = ml_array_empty(&r, a->dtype, a->ndim, shape, ml_array_device(a));
   }
+  if (!rc && ml_array_numel(&r) == 0)
+    rc = check_unread(op, &ix, d, a->shape[d]);
   if (!rc) rc = be->index_select(&r, a, d, &ix);
   ml_array_release(&ix);
   return ml_array_commit(out, &r, rc);
@@ -280,6 +303,8 @@ int ml_index_put(const ml_array *dst, int dim, const ml_array *index,
     shape[d] = ix.shape[0];
     rc = ml_view_expand(op, &s, &v, dst->ndim, shape);
   }
+  if (!rc && ml_array_numel(&s) == 0)
+    rc = check_unread(op, &ix, d, dst->shape[d]);
   if (!rc) {
     ml_array iv = ix; /* borrowed: the index laid along d */
     iv.ndim = dst->ndim;

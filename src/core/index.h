@@ -3,10 +3,11 @@
  * x[mask] = v.
  *
  * Dimensions are 0-based (negative counts from the end). Index arrays hold
- * 1-based integers, as everywhere in the Lua API; other integer dtypes are
- * converted to int64, floats are an error. An index outside 1..size fails
- * with "op: index 11 is out of bounds for dimension 1 with size 10" (no
- * wrapping of negatives: 0 and -1 are out of bounds). Masks are uint8
+ * 1-based integers, as everywhere in the Lua API, and negative ones count
+ * from the end (-1 is the last, as for x[-1]); other integer dtypes are
+ * converted to int64, floats are an error. An index outside -size..-1 and
+ * 1..size fails with "op: index 11 is out of bounds for dimension 1 with
+ * size 10", also where the result has no elements. Masks are uint8
  * (nonzero is true) and broadcast to the array's shape. Each function
  * fills out with a new array, or fails leaving out untouched. */
 #ifndef ML_INDEX_H

@@ -1,7 +1,7 @@
 /* Element functions whose results must agree bit for bit between the CPU
  * backend and the CUDA kernels: wrapping integer arithmetic, floor
- * division, modulo and power with Python's sign rules, and NumPy's float
- * divmod. static inline, plain C that also compiles as CUDA C++ (where the
+ * division, modulo and power with Python's sign rules, NumPy's float
+ * divmod, and the reading of an entry of an index array. static inline, plain C that also compiles as CUDA C++ (where the
  * functions are __host__ __device__), like philox.h.
  *
  * Integers of every dtype compute in int64 and narrow on store, which
@@ -58,6 +58,15 @@ ML_SCALAR_FN int64_t ml_pow_int(int64_t a, int64_t e) {
     b *= b;
   }
   return (int64_t)r;
+}
+
+/* An entry i of an index array (1-based; negative counts from the end, -1
+ * being the last) into a dimension of the given size, as a 0-based index.
+ * Out of range (0, above size, below -size) gives a value >= size: one
+ * unsigned comparison checks it. Unsigned arithmetic keeps INT64_MIN
+ * defined. */
+ML_SCALAR_FN uint64_t ml_index_base0(int64_t i, int64_t size) {
+  return i < 0 ? (uint64_t)i + (uint64_t)size : (uint64_t)i - 1;
 }
 
 /* Float floor division and modulo as NumPy's npy_divmod. */
