@@ -202,10 +202,27 @@ describe("cuda elementwise", function()
     local d = ml.array({2, -2, 3, -1, 0, 2, -1, 0}, {dtype = "int64"})
     for _, dt in ipairs({"int32", "int64"}) do
       local a, b = c:astype(dt), d:astype(dt)
-      for _, op in ipairs({"idiv", "mod", "add", "sub", "mul", "pow"}) do
+      for _, op in ipairs({"idiv", "mod", "add", "sub", "mul"}) do
         same(ml[op](a:cuda(), b:cuda()), ml[op](a, b), op .. " corner cases " .. dt)
       end
+      same(a:cuda() ^ b:cuda():abs(), a ^ b:abs(), "pow corner cases " .. dt)
+      -- integers to negative integer powers: the same error, found on the device
+      same_error(function() return a:cuda() ^ b:cuda() end, function() return a ^ b end,
+                 "pow by negative exponents " .. dt)
+      same_error(function() return 2 ^ b:cuda() end, function() return 2 ^ b end,
+                 "2 ^ negative exponents " .. dt)
+      same_error(function() return a:cuda() ^ -1 end, function() return a ^ -1 end,
+                 "pow -1 " .. dt)
     end
+  end)
+
+  it("divides by integers out of an integer array's range in float64", function()
+    local c = ml.array({1, 2, 255}, {dtype = "uint8", device = "cpu"})
+    same(300 / c:cuda(), 300 / c, "300 / uint8")
+    same(c:cuda() / 300, c / 300, "uint8 / 300")
+    local i = ml.array({-7, 1, 2147483647}, {dtype = "int32", device = "cpu"})
+    same(i:cuda() / 2 ^ 40, i / 2 ^ 40, "int32 / 2^40")
+    same(math.mininteger / i:cuda(), math.mininteger / i, "mininteger / int32")
   end)
 
   it("where selects with broadcasting", function()

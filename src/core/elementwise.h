@@ -23,7 +23,9 @@
  * - sqrt exp log log1p expm1 sin cos tanh sigmoid: float32 or float64 as
  *   the operand, float64 for integer operands.
  * Integer arithmetic wraps; integer idiv and mod by zero give 0; integer
- * pow with a negative exponent gives 0 except for bases 1 and -1;
+ * pow with a negative exponent is an error, as in NumPy ("pow: integers to
+ * negative integer powers are not allowed"; for an array of exponents this
+ * costs a reduction over them);
  * minimum and maximum propagate NaN; comparisons with NaN are false except
  * ne. See src/cpu/cpu_elementwise.c for the exact rules. */
 #ifndef ML_ELEMENTWISE_H

@@ -49,7 +49,9 @@ ML_SCALAR_FN int64_t ml_mod_int(int64_t a, int64_t b) {
   return (r != 0 && (r < 0) != (b < 0)) ? r + b : r;
 }
 
-/* A negative exponent gives 0, except for the bases 1 and -1. */
+/* A negative exponent gives 0, except for the bases 1 and -1 (the core
+ * refuses negative integer exponents, as NumPy; this keeps the backends'
+ * result defined all the same). */
 ML_SCALAR_FN int64_t ml_pow_int(int64_t a, int64_t e) {
   if (e < 0) return a == 1 ? 1 : a == -1 ? ((e & 1) ? -1 : 1) : 0;
   uint64_t r = 1, b = (uint64_t)a;
