@@ -153,6 +153,9 @@ int ml_binary_scalar(ml_binop op, ml_array *out, const ml_array *a,
                      ml_scalar s, int reversed) {
   const char *name = binop_names[op];
   ml_dtype t = ml_dtype_with_scalar(a->dtype, s);
+  /* true division computes integers in float64, which takes any integer
+   * scalar (NumPy 2: 300 / uint8_array is float64, not an overflow) */
+  if (op == ML_DIV) t = binary_compute(op, t);
   if (!ml_scalar_fits(s, t)) {
     if (!is_comparison(op))
       return ml_fail(ML_EINVAL, "%s: %lld is out of range for %s", name,

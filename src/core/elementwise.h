@@ -13,7 +13,8 @@
  * (NumPy 2's rule for Python numbers): it takes the array's dtype, except
  * that a float scalar lifts an integer array to float64; an integer scalar
  * out of range of a uint8 or int32 array is an error ("add: 300 is out of
- * range for uint8") except in comparisons, which then compare exactly.
+ * range for uint8") except in comparisons, which then compare exactly, and
+ * in div, which computes integers in float64 (300 / uint8_array too).
  * Results:
  * - add sub mul pow idiv mod minimum maximum: the computation dtype;
  * - div: float64 when the computation dtype is an integer (true division);
