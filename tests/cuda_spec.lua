@@ -534,6 +534,34 @@ describe("cuda indexing", function()
     end
   end)
 
+  it("nonzero, argwhere and x[mask] over leading dimensions agree", function()
+    for _, dt in ipairs(dtypes) do
+      local c = input({31, 7, 3}, dt, -2, 2)
+      if is_float(dt) then c = ml.where(ml.gt(c, 1), 0, c) end
+      local g = c:cuda()
+      same(g:argwhere(), c:argwhere(), "argwhere " .. dt)
+      local gi, gj, gk = g:nonzero()
+      local ci, cj, ck = c:nonzero()
+      same(gi, ci, "nonzero 1 " .. dt)
+      same(gj, cj, "nonzero 2 " .. dt)
+      same(gk, ck, "nonzero 3 " .. dt)
+      same(g:transpose(1, 3):argwhere(), c:transpose(1, 3):argwhere(), "argwhere of a view " .. dt)
+      local m = ml.gt(input({31}, "float64"), 0)
+      same(g[m:cuda()], c[m], "x[rows mask] " .. dt)
+      local m2 = ml.gt(input({31, 7}, "float64"), 0)
+      same(g[m2:cuda()], c[m2], "x[2-D prefix mask] " .. dt)
+      c[m] = 1
+      g[m:cuda()] = 1
+      same(g, c, "x[rows mask] = 1 " .. dt)
+      local v = input({31}, dt)
+      c:transpose(1, 3)[ml.array({1, 0, 1}, {dtype = "uint8", device = "cpu"})] = v
+      g:transpose(1, 3)[ml.array({1, 0, 1}, {dtype = "uint8", device = GPU})] = v:cuda()
+      same(g, c, "x:transpose()[mask] = v " .. dt)
+    end
+    same(ml.zeros(0, 3, {device = GPU}):argwhere(), ml.zeros(0, 3, {device = "cpu"}):argwhere(),
+         "argwhere of nothing")
+  end)
+
   it("counts negative indices from the end as the CPU does", function()
     for _, dt in ipairs(dtypes) do
       local c, g = pair({7, 31, 5}, dt)

@@ -433,3 +433,68 @@ describe("errors", function()
     assert.equal(before, ml.memory().arrays)
   end)
 end)
+
+-- NumPy's nonzero and argwhere, 1-based (the expected values are NumPy's
+-- plus one).
+describe("nonzero and argwhere", function()
+  local x = ml.array({{1, 0, 3}, {0, 0, 6}, {7, 0, 0}})
+
+  it("nonzero returns one int64 index array per dimension", function()
+    local i, j = ml.nonzero(x)
+    assert.same({1, 1, 2, 3}, T(i))
+    assert.same({1, 3, 3, 1}, T(j))
+    assert.equal("int64", i.dtype)
+    local a, b, c = ml.arange(24):reshape(2, 3, 4):mod(5):eq(0):nonzero()
+    assert.same({1, 1, 1, 2, 2}, T(a))
+    assert.same({1, 2, 3, 1, 3}, T(b))
+    assert.same({1, 2, 3, 4, 1}, T(c))
+    assert.same({2, 4}, T(ml.nonzero({0, 5, 0, -1})))
+    assert.equal(1, select("#", ml.nonzero(ml.ones(3))))
+  end)
+
+  it("argwhere returns a count x ndim int64 array of index rows", function()
+    local w = x:argwhere()
+    assert.equal("int64", w.dtype)
+    assert.same({{1, 1}, {1, 3}, {2, 3}, {3, 1}}, T(w))
+    assert.same({{1, 1, 1}, {1, 2, 2}, {1, 3, 3}, {2, 1, 4}, {2, 3, 1}},
+      T(ml.argwhere(ml.arange(24):reshape(2, 3, 4):mod(5):eq(0))))
+    assert.same({{3}}, T(ml.argwhere({0, 0, 2})))
+  end)
+
+  it("counts NaN and every dtype's nonzero values, and -0.0 as zero", function()
+    assert.same({{1}, {4}}, T(ml.argwhere({0 / 0, 0, -0.0, 1})))
+    for _, t in ipairs({"float32", "int32", "int64", "uint8"}) do
+      local i, j = ml.array({{0, 2}, {3, 0}}, {dtype = t}):nonzero()
+      assert.same({1, 2}, T(i), t)
+      assert.same({2, 1}, T(j), t)
+    end
+  end)
+
+  it("handles nothing nonzero, empty and 0-d arrays", function()
+    local i, j = ml.zeros(2, 3):nonzero()
+    assert.same({0}, i.shape)
+    assert.same({0}, j.shape)
+    assert.same({0, 2}, ml.zeros(2, 3):argwhere().shape)
+    assert.same({0, 2}, ml.zeros(2, 0):argwhere().shape)
+    assert.same({1, 0}, ml.full({}, 3):argwhere().shape)
+    assert.same({0, 0}, ml.full({}, 0):argwhere().shape)
+    assert.has_error(function() ml.full({}, 3):nonzero() end,
+      "nonzero: a 0-d array has no dimensions to index (argwhere takes one)")
+  end)
+
+  it("reads views and agrees with masked_select on a large array", function()
+    local v = ml.array({{0, 1, 2}, {3, 0, 5}}):t() -- 3x2, strided
+    assert.same({{1, 2}, {2, 1}, {3, 1}, {3, 2}}, T(v:argwhere()))
+    ml.seed(5)
+    local big = ml.randint(0, 3, {300, 70})
+    local w = big:argwhere()
+    local count = ml.ne(big, 0):astype("int64"):sum()
+    assert.same({count, 2}, w.shape)
+    local r, c = big:nonzero()
+    -- the elements they name are the nonzero ones, in C order
+    local flat = (r - 1) * 70 + c
+    assert.same(T(big:masked_select(ml.ne(big, 0))), T(big:reshape(300 * 70):index_select(1, flat)))
+    assert.same(T(w[{{}, 1}]), T(r))
+    assert.same(T(w[{{}, 2}]), T(c))
+  end)
+end)

@@ -119,6 +119,45 @@ describe("subscript reads", function()
     assert.same({0}, x[ml.zeros(2, 3, {dtype = "uint8"})].shape)
   end)
 
+  it("x[mask] with a mask over leading dimensions picks slices, as NumPy", function()
+    local x = ml.array({{1, 2, 3}, {4, 5, 6}, {7, 8, 9}})
+    local rows = ml.array({1, 0, 1}, {dtype = "uint8"})
+    assert.same({{1, 2, 3}, {7, 8, 9}}, T(x[rows])) -- rows, not columns
+    assert.same({0, 3}, x[ml.zeros(3, {dtype = "uint8"})].shape)
+    local y = ml.arange(24):reshape(2, 3, 4)
+    assert.same({{0, 1, 2, 3}, {8, 9, 10, 11}, {16, 17, 18, 19}},
+      T(y[ml.array({{1, 0, 1}, {0, 1, 0}}, {dtype = "uint8"})]))
+    assert.same({{{12, 13, 14, 15}, {16, 17, 18, 19}, {20, 21, 22, 23}}},
+      T(y[ml.array({0, 1}, {dtype = "uint8"})]))
+    assert.same({1, 3, 3}, x[ml.full({}, 1, {dtype = "uint8"})].shape) -- NumPy's x[True]
+    assert.same({0, 3, 3}, x[ml.full({}, 0, {dtype = "uint8"})].shape)
+    assert.same({{2}, {5}, {8}}, T(x[{{}, {1, 2}}]:t()[ml.array({0, 1}, {dtype = "uint8"})]:t()))
+    -- a mask of x's whole shape selects elements; one that only broadcasts
+    -- (not a prefix of x's shape) broadcasts as masked_select
+    assert.same({1, 5, 9}, T(x[ml.eq(ml.eye(3), 1)]))
+    assert.same({1, 3, 4, 6}, T(ml.array({{1, 2, 3}, {4, 5, 6}})[rows]))
+    assert.has_error(function() return x[ml.ones(2, {dtype = "uint8"})] end,
+      "masked_select: cannot expand shape 2 to 3x3")
+  end)
+
+  it("x[mask] = v with a mask over leading dimensions writes slices", function()
+    local x = ml.zeros(3, 2, {dtype = "int64"})
+    local rows = ml.array({1, 0, 1}, {dtype = "uint8"})
+    x[rows] = 7
+    assert.same({{7, 7}, {0, 0}, {7, 7}}, T(x))
+    x[rows] = ml.array({1, 2})
+    assert.same({{1, 2}, {0, 0}, {1, 2}}, T(x))
+    x[rows] = {{3, 4}, {5, 6}}
+    assert.same({{3, 4}, {0, 0}, {5, 6}}, T(x))
+    local y = ml.arange(24):reshape(2, 3, 4)
+    local t = y:transpose(1, 3) -- 4x3x2, written through a copy
+    t[ml.array({1, 0, 0, 1}, {dtype = "uint8"})] = -1
+    assert.same({{{-1, 1, 2, -1}, {-1, 5, 6, -1}, {-1, 9, 10, -1}},
+                 {{-1, 13, 14, -1}, {-1, 17, 18, -1}, {-1, 21, 22, -1}}}, T(y))
+    assert.has_error(function() x[rows] = {1, 2, 3} end, "index: cannot expand shape 3 to 2x2")
+    assert.has_error(function() x[rows] = 1.5 * 1e300 end, "index: 1.5e+300 is out of range for int64")
+  end)
+
   it("x[idx] counts negative entries from the end, as x[-1]", function()
     local x = m23()
     assert.same({{4, 5, 6}, {1, 2, 3}}, T(x[ml.array({-1, -2})]))

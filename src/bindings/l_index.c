@@ -1,5 +1,5 @@
 /* Indexing, masks and sorting: index_select gather scatter masked_select
- * masked_fill sort argsort topk. Index arguments may be arrays, integers or
+ * masked_fill nonzero argwhere sort argsort topk. Index arguments may be arrays, integers or
  * tables of integers (1-based); masks arrays or tables of booleans or 0/1. */
 #include "../core/index.h"
 #include "../core/sort.h"
@@ -76,6 +76,28 @@ static int l_masked_fill(lua_State *L) {
   return 1;
 }
 
+/* nonzero(x) -> one int64 array per dimension of x: the 1-based indices
+ * along it of x's nonzero elements, in C order (NumPy's nonzero). */
+static int l_nonzero(lua_State *L) {
+  ml_array *a = l_toarray(L, 1, NULL);
+  if (a->ndim == 0)
+    return luaL_error(L, "nonzero: a 0-d array has no dimensions to index "
+                      "(argwhere takes one)");
+  ml_array *idx = l_newarray(L);
+  l_check(L, ml_nonzero(idx, a));
+  for (int d = 0; d < a->ndim; d++)
+    l_check(L, ml_view_select("nonzero", l_newarray(L), idx, 0, d));
+  return a->ndim;
+}
+
+/* argwhere(x) -> int64 count x ndim: a row of 1-based indices per nonzero
+ * element of x, in C order (NumPy's argwhere). */
+static int l_argwhere(lua_State *L) {
+  ml_array *a = l_toarray(L, 1, NULL);
+  l_check(L, ml_argwhere(l_newarray(L), a));
+  return 1;
+}
+
 /* The optional dimension at idx (default: the last), 0-based. */
 static int optdim(lua_State *L, int idx, int last, const ml_array *a,
                   const char *op) {
@@ -127,7 +149,8 @@ void l_open_index(lua_State *L, int module, int methods) {
   static const luaL_Reg fns[] = {
       {"index_select", l_index_select}, {"gather", l_gather},
       {"scatter", l_scatter},           {"masked_select", l_masked_select},
-      {"masked_fill", l_masked_fill},   {"sort", l_sort},
+      {"masked_fill", l_masked_fill},   {"nonzero", l_nonzero},
+      {"argwhere", l_argwhere},         {"sort", l_sort},
       {"argsort", l_argsort},           {"topk", l_topk},
       {NULL, NULL}};
   l_setfuncs(L, module, fns);

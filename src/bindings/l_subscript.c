@@ -7,7 +7,9 @@
  *                   dimensions are whole. As many integers as dimensions
  *                   name one element (a Lua number); anything else is a
  *                   view sharing x's storage.
- *   x[mask]         uint8 mask: masked_select, a copy
+ *   x[mask]         uint8 mask, a copy: one whose shape is a prefix of x's
+ *                   picks slices as NumPy (a 1-D mask over the rows picks
+ *                   rows); any other broadcasts as masked_select
  *   x[idx]          integer array: index_select along dimension 1, a copy
  * Indices are 1-based; negative ones count from the end (-1 is the last).
  * Assignment through a view fills it with a number or copies an array or
@@ -124,7 +126,7 @@ int l_subscript_get(lua_State *L) {
       return 1;
     case SUB_MASK:
       r = l_newarray(L);
-      l_check(L, ml_masked_select(r, a, l_checkarray(L, 2)));
+      l_check(L, ml_mask_get(r, a, l_checkarray(L, 2)));
       return 1;
     default:
       r = l_newarray(L);
@@ -144,7 +146,7 @@ int l_subscript_set(lua_State *L) {
   }
   ml_array *src = l_tosource(L, 3, a);
   if (kind == SUB_MASK)
-    l_check(L, ml_masked_assign(a, l_checkarray(L, 2), src));
+    l_check(L, ml_mask_put(a, l_checkarray(L, 2), src));
   else if (kind == SUB_INDEX)
     l_check(L, ml_index_put(a, 0, l_checkarray(L, 2), src));
   else
