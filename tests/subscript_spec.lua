@@ -137,7 +137,7 @@ describe("subscript reads", function()
     assert.same({1, 5, 9}, T(x[ml.eq(ml.eye(3), 1)]))
     assert.same({1, 3, 4, 6}, T(ml.array({{1, 2, 3}, {4, 5, 6}})[rows]))
     assert.has_error(function() return x[ml.ones(2, {dtype = "uint8"})] end,
-      "masked_select: cannot expand shape 2 to 3x3")
+      "index: cannot expand shape 2 to 3x3")
   end)
 
   it("x[mask] = v with a mask over leading dimensions writes slices", function()
@@ -168,21 +168,21 @@ describe("subscript reads", function()
   it("reports indices out of bounds", function()
     local x = ml.zeros(5)
     assert.has_error(function() return x[0] end,
-      "index 0 is out of bounds for dimension 1 with size 5")
+      "index: index 0 is out of bounds for dimension 1 with size 5")
     assert.has_error(function() return x[6] end,
-      "index 6 is out of bounds for dimension 1 with size 5")
+      "index: index 6 is out of bounds for dimension 1 with size 5")
     assert.has_error(function() return x[-6] end,
-      "index -6 is out of bounds for dimension 1 with size 5")
+      "index: index -6 is out of bounds for dimension 1 with size 5")
     assert.has_error(function() return m23()[{1, 4}] end,
-      "index 4 is out of bounds for dimension 2 with size 3")
+      "index: index 4 is out of bounds for dimension 2 with size 3")
     assert.has_error(function() return m23()[{{}, {5}}] end,
-      "index 5 is out of bounds for dimension 2 with size 3")
+      "index: index 5 is out of bounds for dimension 2 with size 3")
     assert.has_error(function() return m23()[{{1, 3}}] end,
-      "range 1..3 is out of bounds for dimension 1 with size 2")
+      "index: range 1..3 is out of bounds for dimension 1 with size 2")
     assert.has_error(function() return m23()[{{}, {0, 2}}] end,
-      "range 0..2 is out of bounds for dimension 2 with size 3")
+      "index: range 0..2 is out of bounds for dimension 2 with size 3")
     assert.has_error(function() return m23()[ml.array({3})] end,
-      "index_select: index 3 is out of bounds for dimension 1 with size 2")
+      "index: index 3 is out of bounds for dimension 1 with size 2")
   end)
 
   it("reports malformed keys", function()
@@ -199,7 +199,7 @@ describe("subscript reads", function()
       "index: entry 1 must be an integer or a table, got string")
     assert.has_error(function() return x[{{"a"}}] end, "index: expected an integer, got string")
     assert.has_error(function() return x[ml.array({1.0})] end,
-      "index_select: indices must be integers, got float64")
+      "index: indices must be integers, got float64")
     assert.has_error(function() return ml.full({}, 3)[1] end,
       "index: a 0-d array cannot be indexed by a number")
   end)
@@ -309,10 +309,10 @@ describe("subscript writes", function()
     assert.has_error(function() u[ml.array({1})] = 256 end, "index: 256 is out of range for uint8")
     local x = ml.zeros(2, 3)
     assert.has_error(function() x[{{1, 2}, {}}] = {1, 2} end, "index: cannot expand shape 2 to 2x3")
-    assert.has_error(function() x[3] = 1 end, "index 3 is out of bounds for dimension 1 with size 2")
+    assert.has_error(function() x[3] = 1 end, "index: index 3 is out of bounds for dimension 1 with size 2")
     assert.has_error(function() x.foo = 1 end, "cannot set field 'foo' of an array")
     assert.has_error(function() x[ml.array({5})] = 1 end,
-      "scatter: index 5 is out of bounds for dimension 1 with size 2")
+      "index: index 5 is out of bounds for dimension 1 with size 2")
   end)
 
   -- x[mask] = number uses the backend's where (the elementwise area);

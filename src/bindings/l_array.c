@@ -117,6 +117,12 @@ int l_raise(lua_State *L, int status) {
   return luaL_error(L, "%s: %s", l_opname(L), msg);
 }
 
+int l_raise_as(lua_State *L, const char *op) {
+  const char *msg = ml_last_error();
+  if (names_op(msg)) msg = strstr(msg, ": ") + 2;
+  return luaL_error(L, "%s: %s", op, msg);
+}
+
 ml_scalar l_checkscalar(lua_State *L, int idx) {
   if (lua_isinteger(L, idx)) return ml_scalar_int(lua_tointeger(L, idx));
   if (lua_type(L, idx) == LUA_TBOOLEAN) return ml_scalar_int(lua_toboolean(L, idx));
@@ -256,7 +262,7 @@ static int64_t shape_entry(lua_State *L, int idx, const char *op) {
   int ok;
   lua_Integer v = lua_tointegerx(L, idx, &ok);
   if (!ok) luaL_error(L, "%s: shape entries must be integers", op);
-  if (v < 0) luaL_error(L, "%s: negative dimension %d in shape", op, (int)v);
+  if (v < 0) luaL_error(L, "%s: negative dimension %I in shape", op, (LUAI_UACINT)v);
   return v;
 }
 

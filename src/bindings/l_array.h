@@ -31,6 +31,10 @@ const char *l_opname(lua_State *L);
 /* Raises the core's last error message as a Lua error, prefixed with
  * l_opname when it does not name its operation itself. */
 int l_raise(lua_State *L, int status);
+/* Raises the core's last error as op's, for a binding that runs another
+ * operation underneath (x[idx] is index_select): the operation the message
+ * names, if any, becomes op. */
+int l_raise_as(lua_State *L, const char *op);
 #define l_check(L, call)          \
   do {                            \
     int l_rc_ = (call);           \

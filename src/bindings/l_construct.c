@@ -22,7 +22,8 @@ static void table_shape(lua_State *L, int idx, table_info *ti) {
   lua_pushvalue(L, idx);
   while (lua_type(L, -1) == LUA_TTABLE) {
     if (ti->ndim == ML_MAX_DIMS)
-      luaL_error(L, "array: nested deeper than %d levels", ML_MAX_DIMS);
+      luaL_error(L, "%s: nested deeper than %d levels", l_opname(L),
+                 ML_MAX_DIMS);
     ti->shape[ti->ndim++] = (int64_t)lua_rawlen(L, -1);
     if (lua_rawlen(L, -1) == 0) break;
     lua_rawgeti(L, -1, 1);
@@ -37,8 +38,8 @@ static void table_shape(lua_State *L, int idx, table_info *ti) {
 static void table_fill(lua_State *L, int idx, const table_info *ti, int d,
                        int64_t *pos, ml_scalar *buf, int *all_int) {
   if (lua_type(L, idx) != LUA_TTABLE || (int64_t)lua_rawlen(L, idx) != ti->shape[d])
-    luaL_error(L, "array: ragged nested table (expected %d elements at depth %d)",
-               (int)ti->shape[d], d + 1);
+    luaL_error(L, "%s: ragged nested table (expected %I elements at depth %d)",
+               l_opname(L), (LUAI_UACINT)ti->shape[d], d + 1);
   for (int64_t i = 1; i <= ti->shape[d]; i++) {
     lua_rawgeti(L, idx, i);
     if (d + 1 < ti->ndim) {
@@ -46,7 +47,8 @@ static void table_fill(lua_State *L, int idx, const table_info *ti, int d,
     } else {
       int t = lua_type(L, -1);
       if (t != LUA_TBOOLEAN && t != LUA_TNUMBER)
-        luaL_error(L, "array: expected numbers, found %s", luaL_typename(L, -1));
+        luaL_error(L, "%s: expected numbers, found %s", l_opname(L),
+                   luaL_typename(L, -1));
       buf[*pos] = l_checkscalar(L, -1);
       if (!buf[*pos].is_int) *all_int = 0;
       (*pos)++;
@@ -126,7 +128,8 @@ static int l_eye(lua_State *L) {
   int last = l_lastpositional(L), opts = last < lua_gettop(L) ? lua_gettop(L) : 0;
   lua_Integer n = luaL_checkinteger(L, 1);
   lua_Integer m = last >= 2 ? luaL_checkinteger(L, 2) : n;
-  if (n < 0 || m < 0) return luaL_error(L, "eye: negative size %dx%d", (int)n, (int)m);
+  if (n < 0 || m < 0)
+    return luaL_error(L, "eye: negative size %Ix%I", (LUAI_UACINT)n, (LUAI_UACINT)m);
   int64_t shape[2] = {n, m};
   ml_dtype t = l_optdtype(L, opts, ml_default_dtype());
   ml_device dev = l_optdevice(L, opts, ml_default_device());
@@ -203,7 +206,8 @@ static int l_linspace(lua_State *L) {
   int last = l_lastpositional(L), opts = last < lua_gettop(L) ? lua_gettop(L) : 0;
   double a = luaL_checknumber(L, 1), b = luaL_checknumber(L, 2);
   lua_Integer n = last >= 3 ? luaL_checkinteger(L, 3) : 50;
-  if (n < 0) return luaL_error(L, "linspace: negative number of points %d", (int)n);
+  if (n < 0)
+    return luaL_error(L, "linspace: negative number of points %I", (LUAI_UACINT)n);
   ml_dtype t = l_optdtype(L, opts, ml_default_dtype());
   ml_device dev = l_optdevice(L, opts, ml_default_device());
   double step = n > 1 ? (b - a) / (double)(n - 1) : 0;
@@ -304,8 +308,9 @@ static int l_item(lua_State *L) {
   ml_array *a = l_checkarray(L, 1);
   if (ml_array_numel(a) != 1) {
     char b[ML_SHAPE_STR_MAX];
-    return luaL_error(L, "item: array of shape %s has %d elements, not 1",
-                      ml_shape_str(a->ndim, a->shape, b, sizeof b), (int)ml_array_numel(a));
+    return luaL_error(L, "item: array of shape %s has %I elements, not 1",
+                      ml_shape_str(a->ndim, a->shape, b, sizeof b),
+                      (LUAI_UACINT)ml_array_numel(a));
   }
   ml_scalar s;
   l_check(L, ml_read_element(a, 0, &s));

@@ -115,7 +115,8 @@ int ml_to_device(ml_array *out, const ml_array *a, ml_device device) {
   if (rc) return rc;
   size_t n = ml_array_nbytes(a);
   void *host = malloc(n ? n : 1);
-  if (!host) return ml_fail(ML_ENOMEM, "to: out of host memory staging %zu bytes", n);
+  if (!host)
+    return ml_fail(ML_ENOMEM, "out of host memory staging %zu bytes", n);
   rc = src_be->download(host, a);
   if (!rc) rc = ml_from_host(out, a->dtype, a->ndim, a->shape, device, host);
   free(host);
