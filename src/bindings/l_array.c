@@ -262,7 +262,8 @@ static int64_t shape_entry(lua_State *L, int idx, const char *op) {
   int ok;
   lua_Integer v = lua_tointegerx(L, idx, &ok);
   if (!ok) luaL_error(L, "%s: shape entries must be integers", op);
-  if (v < 0) luaL_error(L, "%s: negative dimension %I in shape", op, (LUAI_UACINT)v);
+  if (v < 0)
+    luaL_error(L, "%s: negative dimension %I in shape", op, (LUAI_UACINT)v);
   return v;
 }
 

@@ -129,7 +129,8 @@ static int l_eye(lua_State *L) {
   lua_Integer n = luaL_checkinteger(L, 1);
   lua_Integer m = last >= 2 ? luaL_checkinteger(L, 2) : n;
   if (n < 0 || m < 0)
-    return luaL_error(L, "eye: negative size %Ix%I", (LUAI_UACINT)n, (LUAI_UACINT)m);
+    return luaL_error(L, "eye: negative size %Ix%I", (LUAI_UACINT)n,
+                      (LUAI_UACINT)m);
   int64_t shape[2] = {n, m};
   ml_dtype t = l_optdtype(L, opts, ml_default_dtype());
   ml_device dev = l_optdevice(L, opts, ml_default_device());
@@ -148,8 +149,8 @@ static int l_eye(lua_State *L) {
 static int new_range(lua_State *L, ml_dtype t, ml_device dev, int64_t n,
                      ml_scalar start, ml_scalar step) {
   if (n > 0 && !ml_dtype_is_float(t)) {
-    ml_scalar last = ml_scalar_float(ml_scalar_to_double(start) +
-                                     (double)(n - 1) * ml_scalar_to_double(step));
+    double a = ml_scalar_to_double(start), h = ml_scalar_to_double(step);
+    ml_scalar last = ml_scalar_float(a + (double)(n - 1) * h);
     if (start.is_int && step.is_int) /* wrapping, as cpu_iota computes */
       last = ml_scalar_int((int64_t)((uint64_t)start.i +
                                      (uint64_t)(n - 1) * (uint64_t)step.i));
@@ -207,7 +208,8 @@ static int l_linspace(lua_State *L) {
   double a = luaL_checknumber(L, 1), b = luaL_checknumber(L, 2);
   lua_Integer n = last >= 3 ? luaL_checkinteger(L, 3) : 50;
   if (n < 0)
-    return luaL_error(L, "linspace: negative number of points %I", (LUAI_UACINT)n);
+    return luaL_error(L, "linspace: negative number of points %I",
+                      (LUAI_UACINT)n);
   ml_dtype t = l_optdtype(L, opts, ml_default_dtype());
   ml_device dev = l_optdevice(L, opts, ml_default_device());
   double step = n > 1 ? (b - a) / (double)(n - 1) : 0;

@@ -1,6 +1,7 @@
 /* Indexing, masks and sorting: index_select gather scatter masked_select
- * masked_fill nonzero argwhere sort argsort topk. Index arguments may be arrays, integers or
- * tables of integers (1-based); masks arrays or tables of booleans or 0/1. */
+ * masked_fill nonzero argwhere sort argsort topk. Index arguments may be
+ * arrays, integers or tables of integers (1-based, negative from the end);
+ * masks arrays or tables of booleans or 0/1. */
 #include "../core/index.h"
 #include "../core/sort.h"
 #include "../core/view.h"

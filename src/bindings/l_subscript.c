@@ -34,8 +34,8 @@ static void check(lua_State *L, int rc) {
 static int64_t norm_index(lua_State *L, lua_Integer i, int dim, int64_t size) {
   int64_t j = i < 0 ? i + size + 1 : i;
   if (j < 1 || j > size)
-    luaL_error(L, "index: index %I is out of bounds for dimension %d with size %I",
-               (LUAI_UACINT)i, dim, (LUAI_UACINT)size);
+    luaL_error(L, "index: index %I is out of bounds for dimension %d with "
+               "size %I", (LUAI_UACINT)i, dim, (LUAI_UACINT)size);
   return j - 1;
 }
 
@@ -66,7 +66,8 @@ static void apply_range(lua_State *L, ml_array *v, int d, int dim) {
   int64_t size = v->shape[d];
   if (n == 0) return;
   if (n == 1) {
-    check(L, ml_view_narrow("index", v, v, d, norm_index(L, b[0], dim, size), 1));
+    check(L, ml_view_narrow("index", v, v, d, norm_index(L, b[0], dim, size),
+                            1));
     return;
   }
   int64_t first = b[0] < 0 ? b[0] + size + 1 : b[0];
@@ -74,10 +75,12 @@ static void apply_range(lua_State *L, ml_array *v, int d, int dim) {
   if (b[2] <= 0)
     luaL_error(L, "index: step must be positive, got %I", (LUAI_UACINT)b[2]);
   if (first < 1 || first > size + 1 || last < 0 || last > size)
-    luaL_error(L, "index: range %I..%I is out of bounds for dimension %d with size %I",
-               (LUAI_UACINT)b[0], (LUAI_UACINT)b[1], dim, (LUAI_UACINT)size);
+    luaL_error(L, "index: range %I..%I is out of bounds for dimension %d "
+               "with size %I", (LUAI_UACINT)b[0], (LUAI_UACINT)b[1], dim,
+               (LUAI_UACINT)size);
   int64_t count = last >= first ? (last - first) / b[2] + 1 : 0;
-  check(L, ml_view_stride("index", v, v, d, count ? first - 1 : 0, count, b[2]));
+  check(L, ml_view_stride("index", v, v, d, count ? first - 1 : 0, count,
+                          b[2]));
 }
 
 /* Resolves the key at 2 against a: a view in *v (borrowed: it holds no

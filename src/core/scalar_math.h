@@ -1,8 +1,9 @@
 /* Element functions whose results must agree bit for bit between the CPU
  * backend and the CUDA kernels: wrapping integer arithmetic, floor
  * division, modulo and power with Python's sign rules, NumPy's float
- * divmod, and the reading of an entry of an index array. static inline, plain C that also compiles as CUDA C++ (where the
- * functions are __host__ __device__), like philox.h.
+ * divmod, and the reading of an entry of an index array. static inline,
+ * plain C that also compiles as CUDA C++ (where the functions are
+ * __host__ __device__), like philox.h.
  *
  * Integers of every dtype compute in int64 and narrow on store, which
  * wraps; unsigned arithmetic keeps int64 overflow defined. Floats compute
