@@ -1,8 +1,9 @@
 /* Indexing: index_select, gather, scatter, masked_select.
  *
  * CPU reference: src/cpu/cpu_index.c. These move elements, so the kernels
- * copy 1, 4 or 8 bytes whatever the dtype. Indices are 1-based int64. A bad
- * index (outside 1..size) is skipped and its position in the index array
+ * copy 1, 4 or 8 bytes whatever the dtype. Indices are 1-based int64,
+ * negative ones counting from the end (ml_index_base0). A bad index (0,
+ * above size or below -size) is skipped and its position in the index array
  * (C order) goes into the device's flag word by atomicMin; the launcher
  * reads the flag back (a synchronization, accepted for these operations)
  * and reports the first bad index in C order, with the CPU's message:
@@ -65,7 +66,8 @@ static int flag_report(cuda_dev *d, const char *op, const ml_array *index, int d
 
 /* ---- index_select and gather ---- */
 
-/* out[off0] = in[off1 + (index[off2] - 1) * step], in seen at out's shape
+/* out[off0] = in[off1 + k * step], k the 0-based index[off2], in seen at
+ * out's shape
  * with stride 0 along dim. check: flag bad indices (gather; index_select
  * checks its 1-D index beforehand). */
 template <class U> struct Gather {
@@ -76,21 +78,21 @@ template <class U> struct Gather {
   unsigned long long *flag;
   int check;
   __device__ __forceinline__ void operator()(const int64_t (&off)[3], int64_t i) const {
-    int64_t k = index[off[2]] - 1;
-    if ((uint64_t)k >= (uint64_t)size) {
+    uint64_t k = ml_index_base0(index[off[2]], size);
+    if (k >= (uint64_t)size) {
       if (check) atomicMin(flag, (unsigned long long)i);
       return;
     }
-    o[off[0]] = in[off[1] + k * step];
+    o[off[0]] = in[off[1] + (int64_t)k * step];
   }
 };
 
-/* The positions of a 1-D index outside 1..size. */
+/* The positions of the bad entries of a 1-D index. */
 __global__ void check_index(const int64_t *index, int64_t n, int64_t stride, int64_t size,
                             unsigned long long *flag) {
   int64_t step = (int64_t)gridDim.x * blockDim.x;
   for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step)
-    if ((uint64_t)(index[i * stride] - 1) >= (uint64_t)size)
+    if (ml_index_base0(index[i * stride], size) >= (uint64_t)size)
       atomicMin(flag, (unsigned long long)i);
 }
 
@@ -161,12 +163,12 @@ template <class U> struct Scatter {
   unsigned long long *flag;
   __device__ __forceinline__ void operator()(const int64_t (&off)[4], int64_t) const {
     for (int64_t j = 0; j < len; j++) {
-      int64_t k = index[off[1] + j * istep] - 1;
-      if ((uint64_t)k >= (uint64_t)size) {
+      uint64_t k = ml_index_base0(index[off[1] + j * istep], size);
+      if (k >= (uint64_t)size) {
         atomicMin(flag, (unsigned long long)(off[3] + j * pstep));
         continue;
       }
-      o[off[0] + k * ostep] = src[off[2] + j * sstep];
+      o[off[0] + (int64_t)k * ostep] = src[off[2] + j * sstep];
     }
   }
 };

@@ -172,3 +172,102 @@ describe("lifetime", function()
     assert.is_true(peak <= 2^30, ("peak %d bytes"):format(peak))
   end)
 end)
+
+-- NumPy 2 assigns a Python number to an integer array by truncating a
+-- float toward zero and then requiring the integer to fit (u8[0] = 1.5
+-- stores 1; u8[0] = 300.5, -1.5 or NaN raise): every path that stores a
+-- Lua number does the same.
+describe("storing numbers into integer arrays", function()
+  local function u8(n) return ml.zeros(n, {dtype = "uint8"}) end
+
+  it("truncates floats in range toward zero, as NumPy", function()
+    local x = u8(4)
+    x[1] = 1.5
+    x[2] = -0.5
+    x[3] = 255.9
+    x[{{4}}] = 7.99
+    assert.same({1, 0, 255, 7}, x:totable())
+    local i = ml.zeros(2, {dtype = "int32"})
+    i[1] = 2 ^ 31 - 0.5
+    i[2] = -2 ^ 31
+    assert.same({2147483647, -2147483648}, i:totable())
+    local l = ml.zeros(1, {dtype = "int64"})
+    l[1] = -2 ^ 63
+    assert.equal(math.mininteger, l[1])
+    assert.same({1, 2, 255}, ml.array({1.5, 2, 255.5}, {dtype = "uint8"}):totable())
+    assert.same({-2, -2}, ml.full(2, -2.7, {dtype = "int32"}):totable())
+    assert.same({3, 3}, u8(2):fill(3.25):totable())
+  end)
+
+  it("keeps integers exact in tables that mix integers and floats", function()
+    local x = ml.array({math.maxinteger, 1.5, math.mininteger}, {dtype = "int64"})
+    assert.same({math.maxinteger, 1, math.mininteger}, x:totable())
+  end)
+
+  it("refuses floats out of range, NaN and infinities through x[k] = v", function()
+    local x = u8(3)
+    assert.has_error(function() x[1] = -1.5 end, "index: -1.5 is out of range for uint8")
+    assert.has_error(function() x[1] = 300.5 end, "index: 300.5 is out of range for uint8")
+    assert.has_error(function() x[1] = 256.0 end, "index: 256 is out of range for uint8")
+    assert.has_error(function() x[{{1, 2}}] = 1 / 0 end, "index: inf is out of range for uint8")
+    local i = ml.zeros(3, {dtype = "int32"})
+    assert.has_error(function() i[1] = 0 / 0 end, "index: nan is out of range for int32")
+    assert.has_error(function() i[1] = -2 ^ 31 - 1 end,
+      "index: -2147483649 is out of range for int32")
+    assert.has_error(function() i[{{}}] = 2 ^ 31 end, "index: 2147483648 is out of range for int32")
+    local l = ml.zeros(3, {dtype = "int64"})
+    assert.has_error(function() l[1] = 2 ^ 63 end,
+      "index: 9.2233720368548e+18 is out of range for int64")
+    assert.has_error(function() x[ml.array({1, 0, 1}, {dtype = "uint8"})] = 300.5 end,
+      "index: 300.5 is out of range for uint8")
+    assert.has_error(function() x[ml.array({2})] = -1.5 end, "index: -1.5 is out of range for uint8")
+    assert.has_error(function() x[ml.array({2})] = {300} end, "index: 300 is out of range for uint8")
+    assert.has_error(function() x[{{1, 2}}] = {1, 0 / 0} end, "index: nan is out of range for uint8")
+    assert.same({0, 0, 0}, x:totable())
+    assert.same({0, 0, 0}, i:totable())
+  end)
+
+  it("refuses them in fill, copy, masked_fill and scatter", function()
+    local x = u8(3)
+    assert.has_error(function() x:fill(300.5) end, "fill: 300.5 is out of range for uint8")
+    assert.has_error(function() x:fill(-1 / 0) end, "fill: -inf is out of range for uint8")
+    assert.has_error(function() x:copy(256.5) end, "copy: 256.5 is out of range for uint8")
+    assert.has_error(function() x:copy({1, 2, 256}) end, "copy: 256 is out of range for uint8")
+    assert.has_error(function() x:masked_fill({1, 0, 1}, 0 / 0) end,
+      "masked_fill: nan is out of range for uint8")
+    assert.has_error(function() ml.masked_fill(x, {1, 0, 1}, -1.5) end,
+      "masked_fill: -1.5 is out of range for uint8")
+    assert.has_error(function() x:scatter(1, {1}, 300.5) end, "scatter: 300.5 is out of range for uint8")
+    assert.has_error(function() x:scatter(1, {1, 2}, {1, -3}) end,
+      "scatter: -3 is out of range for uint8")
+    assert.same({0, 0, 0}, x:totable())
+    assert.same({2, 2, 2}, x:copy(2.5):totable())
+    assert.same({9, 2, 2}, x:scatter(1, {1}, 9.9):totable())
+  end)
+
+  it("refuses them in the constructors", function()
+    assert.has_error(function() ml.array({300}, {dtype = "uint8"}) end,
+      "array: 300 is out of range for uint8")
+    assert.has_error(function() ml.array({{1, 2}, {3, 300.5}}, {dtype = "uint8"}) end,
+      "array: 300.5 is out of range for uint8")
+    assert.has_error(function() ml.array({0 / 0}, {dtype = "int64"}) end,
+      "array: nan is out of range for int64")
+    assert.has_error(function() ml.full(2, 300.5, {dtype = "uint8"}) end,
+      "full: 300.5 is out of range for uint8")
+    assert.has_error(function() ml.full(2, 0 / 0, {dtype = "int32"}) end,
+      "full: nan is out of range for int32")
+    assert.has_error(function() ml.full_like(u8(2), -1) end, "full_like: -1 is out of range for uint8")
+    assert.has_error(function() ml.full_like(u8(2), 1e10) end,
+      "full_like: 10000000000 is out of range for uint8")
+    assert.has_error(function() ml.arange(0, 300, {dtype = "uint8"}) end,
+      "arange: 299 is out of range for uint8")
+    assert.has_error(function() ml.arange(-1, 3, {dtype = "uint8"}) end,
+      "arange: -1 is out of range for uint8")
+    assert.has_error(function() ml.linspace(0, 300, 3, {dtype = "uint8"}) end,
+      "linspace: 300 is out of range for uint8")
+    local r = ml.arange(0, 256, {dtype = "uint8"})
+    assert.same({256, 0, 255}, {r:numel(), r[1], r[-1]})
+    assert.same({0, 150, 300}, ml.linspace(0, 300, 3, {dtype = "int32"}):totable())
+    assert.same({255, 254}, ml.arange(255, 253, -1, {dtype = "uint8"}):totable())
+  end)
+end)

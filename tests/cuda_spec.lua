@@ -202,10 +202,27 @@ describe("cuda elementwise", function()
     local d = ml.array({2, -2, 3, -1, 0, 2, -1, 0}, {dtype = "int64"})
     for _, dt in ipairs({"int32", "int64"}) do
       local a, b = c:astype(dt), d:astype(dt)
-      for _, op in ipairs({"idiv", "mod", "add", "sub", "mul", "pow"}) do
+      for _, op in ipairs({"idiv", "mod", "add", "sub", "mul"}) do
         same(ml[op](a:cuda(), b:cuda()), ml[op](a, b), op .. " corner cases " .. dt)
       end
+      same(a:cuda() ^ b:cuda():abs(), a ^ b:abs(), "pow corner cases " .. dt)
+      -- integers to negative integer powers: the same error, found on the device
+      same_error(function() return a:cuda() ^ b:cuda() end, function() return a ^ b end,
+                 "pow by negative exponents " .. dt)
+      same_error(function() return 2 ^ b:cuda() end, function() return 2 ^ b end,
+                 "2 ^ negative exponents " .. dt)
+      same_error(function() return a:cuda() ^ -1 end, function() return a ^ -1 end,
+                 "pow -1 " .. dt)
     end
+  end)
+
+  it("divides by integers out of an integer array's range in float64", function()
+    local c = ml.array({1, 2, 255}, {dtype = "uint8", device = "cpu"})
+    same(300 / c:cuda(), 300 / c, "300 / uint8")
+    same(c:cuda() / 300, c / 300, "uint8 / 300")
+    local i = ml.array({-7, 1, 2147483647}, {dtype = "int32", device = "cpu"})
+    same(i:cuda() / 2 ^ 40, i / 2 ^ 40, "int32 / 2^40")
+    same(math.mininteger / i:cuda(), math.mininteger / i, "mininteger / int32")
   end)
 
   it("where selects with broadcasting", function()
@@ -515,6 +532,75 @@ describe("cuda indexing", function()
       gt[m:t():cuda()] = v:cuda()
       same(g, c, "x:t()[mask] = values " .. dt)
     end
+  end)
+
+  it("nonzero, argwhere and x[mask] over leading dimensions agree", function()
+    for _, dt in ipairs(dtypes) do
+      local c = input({31, 7, 3}, dt, -2, 2)
+      if is_float(dt) then c = ml.where(ml.gt(c, 1), 0, c) end
+      local g = c:cuda()
+      same(g:argwhere(), c:argwhere(), "argwhere " .. dt)
+      local gi, gj, gk = g:nonzero()
+      local ci, cj, ck = c:nonzero()
+      same(gi, ci, "nonzero 1 " .. dt)
+      same(gj, cj, "nonzero 2 " .. dt)
+      same(gk, ck, "nonzero 3 " .. dt)
+      same(g:transpose(1, 3):argwhere(), c:transpose(1, 3):argwhere(), "argwhere of a view " .. dt)
+      local m = ml.gt(input({31}, "float64"), 0)
+      same(g[m:cuda()], c[m], "x[rows mask] " .. dt)
+      local m2 = ml.gt(input({31, 7}, "float64"), 0)
+      same(g[m2:cuda()], c[m2], "x[2-D prefix mask] " .. dt)
+      c[m] = 1
+      g[m:cuda()] = 1
+      same(g, c, "x[rows mask] = 1 " .. dt)
+      local v = input({31}, dt)
+      c:transpose(1, 3)[ml.array({1, 0, 1}, {dtype = "uint8", device = "cpu"})] = v
+      g:transpose(1, 3)[ml.array({1, 0, 1}, {dtype = "uint8", device = GPU})] = v:cuda()
+      same(g, c, "x:transpose()[mask] = v " .. dt)
+    end
+    same(ml.zeros(0, 3, {device = GPU}):argwhere(), ml.zeros(0, 3, {device = "cpu"}):argwhere(),
+         "argwhere of nothing")
+  end)
+
+  it("counts negative indices from the end as the CPU does", function()
+    for _, dt in ipairs(dtypes) do
+      local c, g = pair({7, 31, 5}, dt)
+      for d = 1, 3 do
+        local n = c:size(d)
+        local idx = {-1, 1, -n, n, -2}
+        same(g:index_select(d, idx), c:index_select(d, idx), "index_select negative dim " .. d .. " " .. dt)
+        local ic = ml.randint(-n, n, {4, 6, 3}, {device = "cpu"})
+        ic = ml.where(ml.eq(ic, 0), -1, ic)
+        same(g:gather(d, ic:cuda()), c:gather(d, ic), "gather negative dim " .. d .. " " .. dt)
+      end
+      local sc, sg = pair({5, 6}, dt)
+      local ic = ml.randint(-8, 0, {5, 6}, {device = "cpu"})
+      local tc, tg = pair({5, 8}, dt)
+      same(tg:scatter(2, ic:cuda(), sg), tc:scatter(2, ic, sc), "scatter negative " .. dt)
+      local rows = ml.array({-1, 2, -7, -1}, {device = "cpu"})
+      same(g[rows:cuda()], c[rows], "x[idx] negative " .. dt)
+      c[rows] = 3
+      g[rows:cuda()] = 3
+      same(g, c, "x[idx] = v negative " .. dt)
+    end
+  end)
+
+  it("checks indices on empty results and negative bad indices as the CPU does", function()
+    local ec, eg = ml.zeros(3, 0, {device = "cpu"}), ml.zeros(3, 0, {device = GPU})
+    same(eg:index_select(1, {3, -3}), ec:index_select(1, {3, -3}), "empty index_select")
+    same_error(function() return eg:index_select(1, ml.array({4}, {device = GPU})) end,
+               function() return ec:index_select(1, ml.array({4}, {device = "cpu"})) end,
+               "index_select on an empty result")
+    same_error(function() eg[ml.array({-4}, {device = GPU})] = 1 end,
+               function() ec[ml.array({-4}, {device = "cpu"})] = 1 end, "x[idx] = v on an empty result")
+    local c, g = pair({4, 10}, "float32")
+    same_error(function() return g:index_select(2, {3, -11}) end,
+               function() return c:index_select(2, {3, -11}) end, "index_select -11")
+    local bad = ml.array({{1, 2}, {-10, -11}}, {device = "cpu"})
+    same_error(function() return g:gather(2, bad:cuda()) end, function() return c:gather(2, bad) end,
+               "gather -11")
+    same_error(function() return g:scatter(2, bad:cuda(), g:narrow(2, 1, 2)) end,
+               function() return c:scatter(2, bad, c:narrow(2, 1, 2)) end, "scatter -11")
   end)
 
   it("reports bad indices as the CPU does, and carries on", function()

@@ -90,16 +90,38 @@ describe("index_select", function()
     assert.same({10, 2}, T(col:index_select(1, {3, 1})))
   end)
 
-  it("rejects out-of-range indices without wrapping", function()
+  it("counts negative indices from the end, as x[-1]", function()
+    assert.same({{3, 2, 1}, {6, 5, 4}}, T(m:index_select(2, {-1, -2, -3})))
+    assert.same({{4, 5, 6}, {1, 2, 3}}, T(m:index_select(1, {-1, 1})))
+    assert.same({{3}, {6}}, T(m:index_select(2, ml.array({-1}, {dtype = "int32"}))))
+    assert.same({{1, 2, 3}}, T(m:index_select(1, -2)))
+    local g = ml.array(grid(2, 3, 4))
+    assert.same(T(g:index_select(3, {4, 1})), T(g:index_select(3, {-1, -4})))
+  end)
+
+  it("rejects out-of-range indices, negative ones too", function()
     local x = ml.zeros(10)
     assert.has_error(function() x:index_select(1, {11}) end,
       "index_select: index 11 is out of bounds for dimension 1 with size 10")
     assert.has_error(function() x:index_select(1, {0}) end,
       "index_select: index 0 is out of bounds for dimension 1 with size 10")
-    assert.has_error(function() x:index_select(1, {3, -1}) end,
-      "index_select: index -1 is out of bounds for dimension 1 with size 10")
+    assert.has_error(function() x:index_select(1, {3, -11}) end,
+      "index_select: index -11 is out of bounds for dimension 1 with size 10")
+    assert.has_error(function() x:index_select(1, {math.mininteger}) end,
+      "index_select: index " .. math.mininteger .. " is out of bounds for dimension 1 with size 10")
     assert.has_error(function() m:index_select(2, {1, 4}) end,
       "index_select: index 4 is out of bounds for dimension 2 with size 3")
+  end)
+
+  it("checks the index also when the result is empty", function()
+    assert.has_error(function() ml.zeros(3, 0):index_select(1, ml.array({4})) end,
+      "index_select: index 4 is out of bounds for dimension 1 with size 3")
+    assert.has_error(function() ml.zeros(0, 3):index_select(2, {1, -4}) end,
+      "index_select: index -4 is out of bounds for dimension 2 with size 3")
+    assert.has_error(function() ml.zeros(0, 3):index_select(1, {1}) end,
+      "index_select: index 1 is out of bounds for dimension 1 with size 0")
+    local e = ml.zeros(3, 0):index_select(1, {3, -3, 1})
+    assert.same({3, 0}, e.shape)
   end)
 
   it("rejects float indices, 2-D indices and bad dimensions", function()
@@ -178,6 +200,13 @@ describe("gather", function()
     assert.same({2, 0}, r.shape)
   end)
 
+  it("counts negative indices from the end", function()
+    assert.same({{2, 1}, {4, 3}}, T(t:gather(2, {{-1, -2}, {2, -2}})))
+    assert.same({{3, 2}}, T(t:gather(1, {{-1, -2}})))
+    assert.has_error(function() t:gather(2, {{1, -3}, {1, 1}}) end,
+      "gather: index -3 is out of bounds for dimension 2 with size 2")
+  end)
+
   it("reports bad indices and shapes", function()
     assert.has_error(function() t:gather(2, {{1, 3}, {1, 1}}) end,
       "gather: index 3 is out of bounds for dimension 2 with size 2")
@@ -245,6 +274,15 @@ describe("scatter", function()
     local col = x[{{}, 2}]
     assert.same({5, 5}, T(col:scatter(1, {1}, 5)))
     assert.same({{1, 2, 3}, {4, 5, 6}}, T(x))
+  end)
+
+  it("counts negative indices from the end", function()
+    local r = ml.zeros(2, 4, {dtype = "int64"}):scatter(2, {{-1, 1}, {-4, -3}}, {{7, 8}, {9, 10}})
+    assert.same({{8, 0, 0, 7}, {9, 10, 0, 0}}, T(r))
+    r = ml.zeros(3, {dtype = "int64"}):scatter(1, {-1, 3}, {1, 2}) -- the same place: the last wins
+    assert.same({0, 0, 2}, T(r))
+    assert.has_error(function() ml.zeros(2, 4):scatter(2, {{-5}, {1}}, 1) end,
+      "scatter: index -5 is out of bounds for dimension 2 with size 4")
   end)
 
   it("reports bad indices and shapes", function()
@@ -393,5 +431,70 @@ describe("errors", function()
     collectgarbage()
     collectgarbage()
     assert.equal(before, ml.memory().arrays)
+  end)
+end)
+
+-- NumPy's nonzero and argwhere, 1-based (the expected values are NumPy's
+-- plus one).
+describe("nonzero and argwhere", function()
+  local x = ml.array({{1, 0, 3}, {0, 0, 6}, {7, 0, 0}})
+
+  it("nonzero returns one int64 index array per dimension", function()
+    local i, j = ml.nonzero(x)
+    assert.same({1, 1, 2, 3}, T(i))
+    assert.same({1, 3, 3, 1}, T(j))
+    assert.equal("int64", i.dtype)
+    local a, b, c = ml.arange(24):reshape(2, 3, 4):mod(5):eq(0):nonzero()
+    assert.same({1, 1, 1, 2, 2}, T(a))
+    assert.same({1, 2, 3, 1, 3}, T(b))
+    assert.same({1, 2, 3, 4, 1}, T(c))
+    assert.same({2, 4}, T(ml.nonzero({0, 5, 0, -1})))
+    assert.equal(1, select("#", ml.nonzero(ml.ones(3))))
+  end)
+
+  it("argwhere returns a count x ndim int64 array of index rows", function()
+    local w = x:argwhere()
+    assert.equal("int64", w.dtype)
+    assert.same({{1, 1}, {1, 3}, {2, 3}, {3, 1}}, T(w))
+    assert.same({{1, 1, 1}, {1, 2, 2}, {1, 3, 3}, {2, 1, 4}, {2, 3, 1}},
+      T(ml.argwhere(ml.arange(24):reshape(2, 3, 4):mod(5):eq(0))))
+    assert.same({{3}}, T(ml.argwhere({0, 0, 2})))
+  end)
+
+  it("counts NaN and every dtype's nonzero values, and -0.0 as zero", function()
+    assert.same({{1}, {4}}, T(ml.argwhere({0 / 0, 0, -0.0, 1})))
+    for _, t in ipairs({"float32", "int32", "int64", "uint8"}) do
+      local i, j = ml.array({{0, 2}, {3, 0}}, {dtype = t}):nonzero()
+      assert.same({1, 2}, T(i), t)
+      assert.same({2, 1}, T(j), t)
+    end
+  end)
+
+  it("handles nothing nonzero, empty and 0-d arrays", function()
+    local i, j = ml.zeros(2, 3):nonzero()
+    assert.same({0}, i.shape)
+    assert.same({0}, j.shape)
+    assert.same({0, 2}, ml.zeros(2, 3):argwhere().shape)
+    assert.same({0, 2}, ml.zeros(2, 0):argwhere().shape)
+    assert.same({1, 0}, ml.full({}, 3):argwhere().shape)
+    assert.same({0, 0}, ml.full({}, 0):argwhere().shape)
+    assert.has_error(function() ml.full({}, 3):nonzero() end,
+      "nonzero: a 0-d array has no dimensions to index (argwhere takes one)")
+  end)
+
+  it("reads views and agrees with masked_select on a large array", function()
+    local v = ml.array({{0, 1, 2}, {3, 0, 5}}):t() -- 3x2, strided
+    assert.same({{1, 2}, {2, 1}, {3, 1}, {3, 2}}, T(v:argwhere()))
+    ml.seed(5)
+    local big = ml.randint(0, 3, {300, 70})
+    local w = big:argwhere()
+    local count = ml.ne(big, 0):astype("int64"):sum()
+    assert.same({count, 2}, w.shape)
+    local r, c = big:nonzero()
+    -- the elements they name are the nonzero ones, in C order
+    local flat = (r - 1) * 70 + c
+    assert.same(T(big:masked_select(ml.ne(big, 0))), T(big:reshape(300 * 70):index_select(1, flat)))
+    assert.same(T(w[{{}, 1}]), T(r))
+    assert.same(T(w[{{}, 2}]), T(c))
   end)
 end)

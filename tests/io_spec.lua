@@ -124,6 +124,17 @@ describe("load_idx", function()
            "load_idx: '" .. tmp .. "' has bytes after the 2 bytes of data its header announces")
   end)
 
+  it("checks a header's size against the file's before allocating", function()
+    ml.reset_peak_memory("cpu")
+    local before = ml.memory("cpu").peak
+    raises(function() ml.load_idx(FIX .. "u8_8gib_header.idx") end,
+           "load_idx: truncated file (expected 8589934592 bytes of data, found 16)")
+    raises(function() ml.load_idx(FIX .. "u8_8gib_header.idx.gz") end,
+           "load_idx: '" .. FIX .. "u8_8gib_header.idx.gz' is truncated or corrupt: its header " ..
+           "announces 8589934592 bytes of data, more than its 51 compressed bytes can hold")
+    assert.is_true(ml.memory("cpu").peak < before + 2 ^ 20)
+  end)
+
   it("explains truncated and corrupt gzip streams", function()
     local gz = read_file(FMNIST .. "train-labels-idx1-ubyte.gz")
     write_file(tmp, gz:sub(1, 300))
@@ -162,6 +173,11 @@ describe("load_npy", function()
     local e = ml.load_npy(FIX .. "b1_3.npy")
     assert.equal("uint8", e.dtype)
     assert.same({1, 0, 1}, e:totable())
+    -- the bytes 0 2 255 1 0, read as NumPy reads them: nonzero is true
+    local b = ml.load_npy(FIX .. "b1_bytes.npy")
+    assert.equal("uint8", b.dtype)
+    assert.same({0, 1, 1, 1, 0}, b:totable())
+    assert.same({2, 3, 4}, ml.nonzero(b):totable())
   end)
 
   it("reads Fortran order as the same logical array", function()
@@ -205,6 +221,11 @@ describe("load_npy", function()
     raises(function() ml.load_npy(FIX .. "c16.npy") end,
            "load_npy: '" .. FIX .. "c16.npy' has unsupported dtype '<c16' " ..
            "(supported: <f4 <f8 <i4 <i8 |u1 |b1)")
+    raises(function() ml.load_npy(FIX .. "f8_9d.npy") end,
+           "load_npy: '" .. FIX .. "f8_9d.npy' has 9 dimensions (at most 8)")
+    raises(function() ml.load_npy(FIX .. "structured.npy") end,
+           "load_npy: '" .. FIX .. "structured.npy' has a structured dtype (fields), " ..
+           "which is not supported")
     local good = read_file(FIX .. "f8_2x3.npy")
     write_file(tmp, good:sub(1, #good - 8))
     raises(function() ml.load_npy(tmp) end,
@@ -218,6 +239,7 @@ describe("load_npy", function()
     for _, bad in ipairs({
       {"'shape'", "'shapf'"}, {"(2, 3)", "(2, x)"}, {"False", "Nope!"},
       {"{", "["}, {"'descr': '<f8', ", "'descr': '<f8' "},
+      {"'<f8'", "[('a'"}, {"(2, 3)", "(2, 3, 4, 5, 6, 7, 8, 9, x)"},
     }) do
       local i, j = good:find(bad[1], 1, true)
       write_file(tmp, good:sub(1, i - 1) .. bad[2] .. good:sub(j + 1))
@@ -339,6 +361,35 @@ describe("load_csv", function()
            "load_csv: delimiter must be one character (not a line end)")
     raises(function() ml.load_csv(tmp, {skip = -1}) end,
            "load_csv: skip must be non-negative (got -1)")
+  end)
+
+  it("streams files larger than its buffer, lines across reads", function()
+    local rows = {}
+    for i = 1, 30000 do rows[i] = ("%d, %.17g,%d"):format(i, i / 7, -i) end
+    write_file(tmp, "a,b,c\r\n" .. table.concat(rows, "\r\n")) -- no final line end
+    local x = ml.load_csv(tmp, {skip = 1})
+    assert.same({30000, 3}, x.shape)
+    local t = x:totable()
+    for _, i in ipairs({1, 2, 2730, 2731, 9999, 29999, 30000}) do
+      assert.same({i, i / 7, -i}, t[i])
+    end
+    local long = {}
+    for j = 1, 100000 do long[j] = tostring(j) end
+    write_file(tmp, table.concat(long, ",") .. "\n" .. table.concat(long, ",") .. "\n")
+    local y = ml.load_csv(tmp, {dtype = "int32"})
+    assert.same({2, 100000}, y.shape)
+    assert.same({100000, 100000}, {y[{1, -1}], y[{2, -1}]})
+  end)
+
+  it("refuses NUL bytes and endless lines at once, not after reading them whole", function()
+    write_file(tmp, "1,2\n3,4\n5\0,6\n")
+    raises(function() ml.load_csv(tmp) end,
+           "load_csv: '" .. tmp .. "' line 3 has a NUL byte (not a text file)")
+    raises(function() ml.load_csv("/dev/zero") end,
+           "load_csv: '/dev/zero' line 1 has a NUL byte (not a text file)")
+    write_file(tmp, "1\n" .. string.rep("7", 64 * 2 ^ 20 + 1))
+    raises(function() ml.load_csv(tmp) end,
+           "load_csv: '" .. tmp .. "' line 2 is longer than 64 MiB (not a CSV file of numbers?)")
   end)
 end)
 

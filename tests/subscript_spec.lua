@@ -119,24 +119,70 @@ describe("subscript reads", function()
     assert.same({0}, x[ml.zeros(2, 3, {dtype = "uint8"})].shape)
   end)
 
+  it("x[mask] with a mask over leading dimensions picks slices, as NumPy", function()
+    local x = ml.array({{1, 2, 3}, {4, 5, 6}, {7, 8, 9}})
+    local rows = ml.array({1, 0, 1}, {dtype = "uint8"})
+    assert.same({{1, 2, 3}, {7, 8, 9}}, T(x[rows])) -- rows, not columns
+    assert.same({0, 3}, x[ml.zeros(3, {dtype = "uint8"})].shape)
+    local y = ml.arange(24):reshape(2, 3, 4)
+    assert.same({{0, 1, 2, 3}, {8, 9, 10, 11}, {16, 17, 18, 19}},
+      T(y[ml.array({{1, 0, 1}, {0, 1, 0}}, {dtype = "uint8"})]))
+    assert.same({{{12, 13, 14, 15}, {16, 17, 18, 19}, {20, 21, 22, 23}}},
+      T(y[ml.array({0, 1}, {dtype = "uint8"})]))
+    assert.same({1, 3, 3}, x[ml.full({}, 1, {dtype = "uint8"})].shape) -- NumPy's x[True]
+    assert.same({0, 3, 3}, x[ml.full({}, 0, {dtype = "uint8"})].shape)
+    assert.same({{2}, {5}, {8}}, T(x[{{}, {1, 2}}]:t()[ml.array({0, 1}, {dtype = "uint8"})]:t()))
+    -- a mask of x's whole shape selects elements; one that only broadcasts
+    -- (not a prefix of x's shape) broadcasts as masked_select
+    assert.same({1, 5, 9}, T(x[ml.eq(ml.eye(3), 1)]))
+    assert.same({1, 3, 4, 6}, T(ml.array({{1, 2, 3}, {4, 5, 6}})[rows]))
+    assert.has_error(function() return x[ml.ones(2, {dtype = "uint8"})] end,
+      "index: cannot expand shape 2 to 3x3")
+  end)
+
+  it("x[mask] = v with a mask over leading dimensions writes slices", function()
+    local x = ml.zeros(3, 2, {dtype = "int64"})
+    local rows = ml.array({1, 0, 1}, {dtype = "uint8"})
+    x[rows] = 7
+    assert.same({{7, 7}, {0, 0}, {7, 7}}, T(x))
+    x[rows] = ml.array({1, 2})
+    assert.same({{1, 2}, {0, 0}, {1, 2}}, T(x))
+    x[rows] = {{3, 4}, {5, 6}}
+    assert.same({{3, 4}, {0, 0}, {5, 6}}, T(x))
+    local y = ml.arange(24):reshape(2, 3, 4)
+    local t = y:transpose(1, 3) -- 4x3x2, written through a copy
+    t[ml.array({1, 0, 0, 1}, {dtype = "uint8"})] = -1
+    assert.same({{{-1, 1, 2, -1}, {-1, 5, 6, -1}, {-1, 9, 10, -1}},
+                 {{-1, 13, 14, -1}, {-1, 17, 18, -1}, {-1, 21, 22, -1}}}, T(y))
+    assert.has_error(function() x[rows] = {1, 2, 3} end, "index: cannot expand shape 3 to 2x2")
+    assert.has_error(function() x[rows] = 1.5 * 1e300 end, "index: 1.5e+300 is out of range for int64")
+  end)
+
+  it("x[idx] counts negative entries from the end, as x[-1]", function()
+    local x = m23()
+    assert.same({{4, 5, 6}, {1, 2, 3}}, T(x[ml.array({-1, -2})]))
+    assert.same({30, 10, 30}, T(ml.array({10, 20, 30})[ml.array({-1, 1, 3})]))
+    assert.same({3, 0}, ml.zeros(2, 0)[ml.array({1, -1, 2})].shape)
+  end)
+
   it("reports indices out of bounds", function()
     local x = ml.zeros(5)
     assert.has_error(function() return x[0] end,
-      "index 0 is out of bounds for dimension 1 with size 5")
+      "index: index 0 is out of bounds for dimension 1 with size 5")
     assert.has_error(function() return x[6] end,
-      "index 6 is out of bounds for dimension 1 with size 5")
+      "index: index 6 is out of bounds for dimension 1 with size 5")
     assert.has_error(function() return x[-6] end,
-      "index -6 is out of bounds for dimension 1 with size 5")
+      "index: index -6 is out of bounds for dimension 1 with size 5")
     assert.has_error(function() return m23()[{1, 4}] end,
-      "index 4 is out of bounds for dimension 2 with size 3")
+      "index: index 4 is out of bounds for dimension 2 with size 3")
     assert.has_error(function() return m23()[{{}, {5}}] end,
-      "index 5 is out of bounds for dimension 2 with size 3")
+      "index: index 5 is out of bounds for dimension 2 with size 3")
     assert.has_error(function() return m23()[{{1, 3}}] end,
-      "range 1..3 is out of bounds for dimension 1 with size 2")
+      "index: range 1..3 is out of bounds for dimension 1 with size 2")
     assert.has_error(function() return m23()[{{}, {0, 2}}] end,
-      "range 0..2 is out of bounds for dimension 2 with size 3")
+      "index: range 0..2 is out of bounds for dimension 2 with size 3")
     assert.has_error(function() return m23()[ml.array({3})] end,
-      "index_select: index 3 is out of bounds for dimension 1 with size 2")
+      "index: index 3 is out of bounds for dimension 1 with size 2")
   end)
 
   it("reports malformed keys", function()
@@ -153,7 +199,7 @@ describe("subscript reads", function()
       "index: entry 1 must be an integer or a table, got string")
     assert.has_error(function() return x[{{"a"}}] end, "index: expected an integer, got string")
     assert.has_error(function() return x[ml.array({1.0})] end,
-      "index_select: indices must be integers, got float64")
+      "index: indices must be integers, got float64")
     assert.has_error(function() return ml.full({}, 3)[1] end,
       "index: a 0-d array cannot be indexed by a number")
   end)
@@ -235,6 +281,27 @@ describe("subscript writes", function()
     assert.same({2, 2, 1}, T(y))
   end)
 
+  it("x[idx] = v counts negative entries from the end", function()
+    local x = ml.zeros(3, 2, {dtype = "int64"})
+    x[ml.array({-1, 1})] = {{5, 6}, {7, 8}}
+    assert.same({{7, 8}, {0, 0}, {5, 6}}, T(x))
+    x[ml.array({-2, 2})] = ml.array({{1, 1}, {2, 2}}) -- one row twice: the last wins
+    assert.same({{7, 8}, {2, 2}, {5, 6}}, T(x))
+    local y = ml.array({1, 2, 3})
+    y[ml.array({-3, -1})] = 0
+    assert.same({0, 2, 0}, T(y))
+  end)
+
+  it("x[idx] = v checks the index also when nothing is written", function()
+    local e = ml.zeros(2, 0)
+    e[ml.array({2, -2})] = 1
+    assert.same({2, 0}, e.shape)
+    assert.has_error(function() e[ml.array({1, 3})] = 1 end,
+      "index: index 3 is out of bounds for dimension 1 with size 2")
+    assert.has_error(function() e[ml.array({-3})] = 1 end,
+      "index: index -3 is out of bounds for dimension 1 with size 2")
+  end)
+
   it("reports values that do not fit or do not broadcast", function()
     local u = ml.zeros(3, {dtype = "uint8"})
     assert.has_error(function() u[1] = 300 end, "index: 300 is out of range for uint8")
@@ -242,10 +309,10 @@ describe("subscript writes", function()
     assert.has_error(function() u[ml.array({1})] = 256 end, "index: 256 is out of range for uint8")
     local x = ml.zeros(2, 3)
     assert.has_error(function() x[{{1, 2}, {}}] = {1, 2} end, "index: cannot expand shape 2 to 2x3")
-    assert.has_error(function() x[3] = 1 end, "index 3 is out of bounds for dimension 1 with size 2")
+    assert.has_error(function() x[3] = 1 end, "index: index 3 is out of bounds for dimension 1 with size 2")
     assert.has_error(function() x.foo = 1 end, "cannot set field 'foo' of an array")
     assert.has_error(function() x[ml.array({5})] = 1 end,
-      "scatter: index 5 is out of bounds for dimension 1 with size 2")
+      "index: index 5 is out of bounds for dimension 1 with size 2")
   end)
 
   -- x[mask] = number uses the backend's where (the elementwise area);

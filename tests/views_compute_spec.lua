@@ -71,9 +71,14 @@ describe("views: elementwise", function()
           local a, b = va[i][2], vb[#vb + 1 - i][2]
           local label = va[i][1] .. "/" .. vb[#vb + 1 - i][1] .. " " .. name_of(shape) .. " " .. t
           local ac, bc = a:clone(), b:clone()
+          -- integers to negative powers are an error: non-negative exponents
+          local e, ec = b, bc
+          if t == "int32" or t == "int64" then e, ec = b % 7, bc % 7 end
           for _, op in ipairs(BINARY) do
-            near(a[op](a, b), ac[op](ac, bc), 0)
-            near(ml[op](a, b), ac[op](ac, bc), 0)
+            local y, yc = b, bc
+            if op == "pow" then y, yc = e, ec end
+            near(a[op](a, y), ac[op](ac, yc), 0)
+            near(ml[op](a, y), ac[op](ac, yc), 0)
           end
           for _, f in ipairs({function(x, y) return x + y end, function(x, y) return x - y end,
                               function(x, y) return x * y end, function(x, y) return x / y end,
@@ -82,7 +87,7 @@ describe("views: elementwise", function()
             assert.equal(e.dtype, r.dtype, label)
             near(r, e, 0)
           end
-          near(a ^ b, ac ^ bc, 0)
+          near(a ^ e, ac ^ ec, 0)
         end
       end
     end

@@ -93,7 +93,12 @@ const char *l_opname(lua_State *L) {
     lua_pop(L, 1);
   }
   lua_pop(L, 1); /* the function */
-  return name ? name : ar.name ? ar.name : "moonlab";
+  if (!name) name = ar.name;
+  /* x[k] = v runs as the metamethod "newindex": to the user it is x[k] */
+  if (name && strcmp(ar.namewhat, "metamethod") == 0 &&
+      strcmp(name, "newindex") == 0)
+    name = "index";
+  return name ? name : "moonlab";
 }
 
 /* Whether msg starts with a name and a colon ("add: ..."), as the core's
@@ -108,6 +113,12 @@ int l_raise(lua_State *L, int status) {
   const char *msg = ml_last_error();
   if (names_op(msg)) return luaL_error(L, "%s", msg);
   return luaL_error(L, "%s: %s", l_opname(L), msg);
+}
+
+int l_raise_as(lua_State *L, const char *op) {
+  const char *msg = ml_last_error();
+  if (names_op(msg)) msg = strstr(msg, ": ") + 2;
+  return luaL_error(L, "%s: %s", op, msg);
 }
 
 ml_scalar l_checkscalar(lua_State *L, int idx) {
@@ -143,6 +154,21 @@ ml_array *l_toarray(lua_State *L, int idx, const ml_array *like) {
   } else {
     luaL_typeerror(L, idx, "array, number or table");
   }
+  lua_replace(L, idx);
+  return l_testarray(L, idx);
+}
+
+ml_array *l_tosource(lua_State *L, int idx, const ml_array *dst) {
+  idx = lua_absindex(L, idx);
+  int t = lua_type(L, idx);
+  if (t != LUA_TNUMBER && t != LUA_TBOOLEAN && t != LUA_TTABLE)
+    return l_toarray(L, idx, dst);
+  ml_array *a = l_newarray(L);
+  if (t == LUA_TTABLE)
+    l_array_from_table(L, idx, dst->dtype, ml_array_device(dst), a);
+  else
+    l_check(L, ml_full(a, dst->dtype, 0, NULL, ml_array_device(dst),
+                       l_checkscalar(L, idx)));
   lua_replace(L, idx);
   return l_testarray(L, idx);
 }
@@ -234,7 +260,8 @@ static int64_t shape_entry(lua_State *L, int idx, const char *op) {
   int ok;
   lua_Integer v = lua_tointegerx(L, idx, &ok);
   if (!ok) luaL_error(L, "%s: shape entries must be integers", op);
-  if (v < 0) luaL_error(L, "%s: negative dimension %d in shape", op, (int)v);
+  if (v < 0)
+    luaL_error(L, "%s: negative dimension %I in shape", op, (LUAI_UACINT)v);
   return v;
 }
 

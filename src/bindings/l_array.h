@@ -31,6 +31,10 @@ const char *l_opname(lua_State *L);
 /* Raises the core's last error message as a Lua error, prefixed with
  * l_opname when it does not name its operation itself. */
 int l_raise(lua_State *L, int status);
+/* Raises the core's last error as op's, for a binding that runs another
+ * operation underneath (x[idx] is index_select): the operation the message
+ * names, if any, becomes op. */
+int l_raise_as(lua_State *L, const char *op);
 #define l_check(L, call)          \
   do {                            \
     int l_rc_ = (call);           \
@@ -42,6 +46,12 @@ int l_raise(lua_State *L, int status);
  * default for the number); a nested table becomes an array. The stack slot
  * is replaced by the array so that it stays referenced. */
 ml_array *l_toarray(lua_State *L, int idx, const ml_array *like);
+/* Argument idx as the values to store into dst (x:copy(v), x[k] = v,
+ * scatter's src): an array as is; a number, or a table of numbers, as an
+ * array of dst's dtype on its device, each number checked to be storable
+ * in that dtype (NumPy 2's rule: u8[1] = 300.5 is an error). The stack
+ * slot is replaced as by l_toarray. */
+ml_array *l_tosource(lua_State *L, int idx, const ml_array *dst);
 /* bindings/l_construct.c: fills out from the nested table at idx (the
  * array() constructor). dtype: ML_NDTYPES to infer (int64 if every number
  * is a Lua integer, else the default float dtype). */

@@ -22,7 +22,8 @@ static void table_shape(lua_State *L, int idx, table_info *ti) {
   lua_pushvalue(L, idx);
   while (lua_type(L, -1) == LUA_TTABLE) {
     if (ti->ndim == ML_MAX_DIMS)
-      luaL_error(L, "array: nested deeper than %d levels", ML_MAX_DIMS);
+      luaL_error(L, "%s: nested deeper than %d levels", l_opname(L),
+                 ML_MAX_DIMS);
     ti->shape[ti->ndim++] = (int64_t)lua_rawlen(L, -1);
     if (lua_rawlen(L, -1) == 0) break;
     lua_rawgeti(L, -1, 1);
@@ -31,33 +32,25 @@ static void table_shape(lua_State *L, int idx, table_info *ti) {
   lua_pop(L, 1);
 }
 
-/* Writes the numbers of the nested table at idx (depth d) into buf as
- * doubles or int64s, checking that every row has the expected length. */
+/* Reads the numbers of the nested table at idx (depth d) into buf,
+ * checking that every row has the expected length; *all_int is cleared
+ * by a float. */
 static void table_fill(lua_State *L, int idx, const table_info *ti, int d,
-                       int64_t *pos, double *fbuf, int64_t *ibuf, int *all_int) {
+                       int64_t *pos, ml_scalar *buf, int *all_int) {
   if (lua_type(L, idx) != LUA_TTABLE || (int64_t)lua_rawlen(L, idx) != ti->shape[d])
-    luaL_error(L, "array: ragged nested table (expected %d elements at depth %d)",
-               (int)ti->shape[d], d + 1);
+    luaL_error(L, "%s: ragged nested table (expected %I elements at depth %d)",
+               l_opname(L), (LUAI_UACINT)ti->shape[d], d + 1);
   for (int64_t i = 1; i <= ti->shape[d]; i++) {
     lua_rawgeti(L, idx, i);
     if (d + 1 < ti->ndim) {
-      table_fill(L, lua_gettop(L), ti, d + 1, pos, fbuf, ibuf, all_int);
+      table_fill(L, lua_gettop(L), ti, d + 1, pos, buf, all_int);
     } else {
       int t = lua_type(L, -1);
-      if (t == LUA_TBOOLEAN) {
-        ibuf[*pos] = lua_toboolean(L, -1);
-        fbuf[*pos] = (double)ibuf[*pos];
-      } else if (t == LUA_TNUMBER) {
-        if (lua_isinteger(L, -1)) {
-          ibuf[*pos] = lua_tointeger(L, -1);
-          fbuf[*pos] = (double)ibuf[*pos];
-        } else {
-          fbuf[*pos] = lua_tonumber(L, -1);
-          *all_int = 0;
-        }
-      } else {
-        luaL_error(L, "array: expected numbers, found %s", luaL_typename(L, -1));
-      }
+      if (t != LUA_TBOOLEAN && t != LUA_TNUMBER)
+        luaL_error(L, "%s: expected numbers, found %s", l_opname(L),
+                   luaL_typename(L, -1));
+      buf[*pos] = l_checkscalar(L, -1);
+      if (!buf[*pos].is_int) *all_int = 0;
       (*pos)++;
     }
     lua_pop(L, 1);
@@ -71,21 +64,21 @@ void l_array_from_table(lua_State *L, int idx, int dtype, ml_device device,
   int64_t n = 1;
   for (int d = 0; d < ti.ndim; d++) n *= ti.shape[d];
   /* Lua-managed scratch, so that a raise inside never leaks it. */
-  double *fbuf = lua_newuserdatauv(L, (size_t)(n ? n : 1) * sizeof(double), 0);
-  int64_t *ibuf = lua_newuserdatauv(L, (size_t)(n ? n : 1) * sizeof(int64_t), 0);
+  ml_scalar *buf = lua_newuserdatauv(L, (size_t)(n ? n : 1) * sizeof *buf, 0);
   int64_t pos = 0;
   int all_int = 1;
-  if (n > 0) table_fill(L, idx, &ti, 0, &pos, fbuf, ibuf, &all_int);
+  if (n > 0) table_fill(L, idx, &ti, 0, &pos, buf, &all_int);
   ml_dtype t = dtype == ML_NDTYPES ? (all_int && n > 0 ? ML_INT64 : ml_default_dtype())
                                    : (ml_dtype)dtype;
   void *host = lua_newuserdatauv(L, (size_t)(n ? n : 1) * ml_dtype_size(t), 0);
   size_t sz = ml_dtype_size(t);
   for (int64_t i = 0; i < n; i++) {
-    ml_scalar s = all_int ? ml_scalar_int(ibuf[i]) : ml_scalar_float(fbuf[i]);
-    ml_scalar_store((char *)host + i * (int64_t)sz, t, s);
+    if (!ml_scalar_storable(buf[i], t))
+      l_check(L, ml_scalar_check_store(NULL, buf[i], t));
+    ml_scalar_store((char *)host + i * (int64_t)sz, t, buf[i]);
   }
   l_check(L, ml_from_host(out, t, ti.ndim, ti.shape, device, host));
-  lua_pop(L, 3);
+  lua_pop(L, 2);
 }
 
 /* ---- constructors ---- */
@@ -138,7 +131,9 @@ static int l_eye(lua_State *L) {
   l_checkoptions(L, opts, "eye");
   lua_Integer n = luaL_checkinteger(L, 1);
   lua_Integer m = last >= 2 ? luaL_checkinteger(L, 2) : n;
-  if (n < 0 || m < 0) return luaL_error(L, "eye: negative size %dx%d", (int)n, (int)m);
+  if (n < 0 || m < 0)
+    return luaL_error(L, "eye: negative size %Ix%I", (LUAI_UACINT)n,
+                      (LUAI_UACINT)m);
   int64_t shape[2] = {n, m};
   ml_dtype t = l_optdtype(L, opts, ml_default_dtype());
   ml_device dev = l_optdevice(L, opts, ml_default_device());
@@ -152,8 +147,19 @@ static int l_eye(lua_State *L) {
   return 1;
 }
 
+/* A new 1-D array of n values start + i * step, which must be storable in
+ * an integer dtype t: the values lie between the first and the last. */
 static int new_range(lua_State *L, ml_dtype t, ml_device dev, int64_t n,
                      ml_scalar start, ml_scalar step) {
+  if (n > 0 && !ml_dtype_is_float(t)) {
+    double a = ml_scalar_to_double(start), h = ml_scalar_to_double(step);
+    ml_scalar last = ml_scalar_float(a + (double)(n - 1) * h);
+    if (start.is_int && step.is_int) /* wrapping, as cpu_iota computes */
+      last = ml_scalar_int((int64_t)((uint64_t)start.i +
+                                     (uint64_t)(n - 1) * (uint64_t)step.i));
+    l_check(L, ml_scalar_check_store(NULL, start, t));
+    l_check(L, ml_scalar_check_store(NULL, last, t));
+  }
   int64_t shape[1] = {n};
   ml_array *r = l_newarray(L);
   l_check(L, ml_array_empty(r, t, 1, shape, dev));
@@ -206,7 +212,9 @@ static int l_linspace(lua_State *L) {
   l_checkoptions(L, opts, "linspace");
   double a = luaL_checknumber(L, 1), b = luaL_checknumber(L, 2);
   lua_Integer n = last >= 3 ? luaL_checkinteger(L, 3) : 50;
-  if (n < 0) return luaL_error(L, "linspace: negative number of points %d", (int)n);
+  if (n < 0)
+    return luaL_error(L, "linspace: negative number of points %I",
+                      (LUAI_UACINT)n);
   ml_dtype t = l_optdtype(L, opts, ml_default_dtype());
   ml_device dev = l_optdevice(L, opts, ml_default_device());
   double step = n > 1 ? (b - a) / (double)(n - 1) : 0;
@@ -311,8 +319,9 @@ static int l_item(lua_State *L) {
   ml_array *a = l_checkarray(L, 1);
   if (ml_array_numel(a) != 1) {
     char b[ML_SHAPE_STR_MAX];
-    return luaL_error(L, "item: array of shape %s has %d elements, not 1",
-                      ml_shape_str(a->ndim, a->shape, b, sizeof b), (int)ml_array_numel(a));
+    return luaL_error(L, "item: array of shape %s has %I elements, not 1",
+                      ml_shape_str(a->ndim, a->shape, b, sizeof b),
+                      (LUAI_UACINT)ml_array_numel(a));
   }
   ml_scalar s;
   l_check(L, ml_read_element(a, 0, &s));
@@ -371,7 +380,7 @@ static int l_fill(lua_State *L) {
 
 static int l_copy(lua_State *L) {
   ml_array *a = l_checkarray(L, 1);
-  ml_array *src = l_toarray(L, 2, a);
+  ml_array *src = l_tosource(L, 2, a);
   l_check(L, ml_copy("copy", a, src));
   lua_settop(L, 1);
   return 1;

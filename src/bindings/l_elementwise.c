@@ -92,13 +92,16 @@ static int op_clamp(lua_State *L) {
   }
   for (int idx = 2; idx <= 3; idx++) {
     if (lua_isnoneornil(L, idx)) continue;
+    int rc;
     if (isscalar(L, idx)) {
       ml_scalar s = l_checkscalar(L, idx);
-      l_check(L, ml_clamp(l_newarray(L), x, idx == 2 ? &s : NULL,
-                          idx == 3 ? &s : NULL));
-    } else {
-      apply(L, idx == 2 ? ML_MAXIMUM : ML_MINIMUM, x, idx);
+      rc = ml_clamp(l_newarray(L), x, idx == 2 ? &s : NULL,
+                    idx == 3 ? &s : NULL);
+    } else { /* maximum or minimum underneath: named clamp all the same */
+      const ml_array *b = l_toarray(L, idx, x);
+      rc = ml_binary(idx == 2 ? ML_MAXIMUM : ML_MINIMUM, l_newarray(L), x, b);
     }
+    if (rc) l_raise_as(L, "clamp");
     x = l_checkarray(L, -1);
   }
   return 1;

@@ -1,6 +1,7 @@
 /* Indexing, masks and sorting: index_select gather scatter masked_select
- * masked_fill sort argsort topk. Index arguments may be arrays, integers or
- * tables of integers (1-based); masks arrays or tables of booleans or 0/1. */
+ * masked_fill nonzero argwhere sort argsort topk. Index arguments may be
+ * arrays, integers or tables of integers (1-based, negative from the end);
+ * masks arrays or tables of booleans or 0/1. */
 #include "../core/index.h"
 #include "../core/sort.h"
 #include "../core/view.h"
@@ -53,7 +54,7 @@ static int l_scatter(lua_State *L) {
   ml_array *a = l_checkarray(L, 1);
   int dim = l_checkdim(L, 2, a->ndim, "scatter");
   ml_array *index = check_index(L, 3, a);
-  ml_array *src = l_toarray(L, 4, a);
+  ml_array *src = l_tosource(L, 4, a);
   ml_array *r = l_newarray(L);
   l_check(L, ml_scatter(r, a, dim, index, src));
   return 1;
@@ -73,6 +74,28 @@ static int l_masked_fill(lua_State *L) {
   ml_scalar v = l_checkscalar(L, 3);
   ml_array *r = l_newarray(L);
   l_check(L, ml_masked_fill(r, a, mask, v));
+  return 1;
+}
+
+/* nonzero(x) -> one int64 array per dimension of x: the 1-based indices
+ * along it of x's nonzero elements, in C order (NumPy's nonzero). */
+static int l_nonzero(lua_State *L) {
+  ml_array *a = l_toarray(L, 1, NULL);
+  if (a->ndim == 0)
+    return luaL_error(L, "nonzero: a 0-d array has no dimensions to index "
+                      "(argwhere takes one)");
+  ml_array *idx = l_newarray(L);
+  l_check(L, ml_nonzero(idx, a));
+  for (int d = 0; d < a->ndim; d++)
+    l_check(L, ml_view_select("nonzero", l_newarray(L), idx, 0, d));
+  return a->ndim;
+}
+
+/* argwhere(x) -> int64 count x ndim: a row of 1-based indices per nonzero
+ * element of x, in C order (NumPy's argwhere). */
+static int l_argwhere(lua_State *L) {
+  ml_array *a = l_toarray(L, 1, NULL);
+  l_check(L, ml_argwhere(l_newarray(L), a));
   return 1;
 }
 
@@ -129,7 +152,8 @@ void l_open_index(lua_State *L, int module, int methods) {
   static const luaL_Reg fns[] = {
       {"index_select", l_index_select}, {"gather", l_gather},
       {"scatter", l_scatter},           {"masked_select", l_masked_select},
-      {"masked_fill", l_masked_fill},   {"sort", l_sort},
+      {"masked_fill", l_masked_fill},   {"nonzero", l_nonzero},
+      {"argwhere", l_argwhere},         {"sort", l_sort},
       {"argsort", l_argsort},           {"topk", l_topk},
       {NULL, NULL}};
   l_setfuncs(L, module, fns);

@@ -68,8 +68,8 @@ static int l_load_csv(lua_State *L) {
   o.delimiter = opt_delimiter(L, opts, "load_csv");
   o.skip = l_optinteger(L, opts, "skip", 0);
   if (o.skip < 0)
-    return luaL_error(L, "load_csv: skip must be non-negative (got %d)",
-                      (int)o.skip);
+    return luaL_error(L, "load_csv: skip must be non-negative (got %I)",
+                      (LUAI_UACINT)o.skip);
   o.dtype = l_optdtype(L, opts, ml_default_dtype());
   ml_device dev = l_optdevice(L, opts, ml_default_device());
   ml_array *host = l_newarray(L);

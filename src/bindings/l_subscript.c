@@ -7,7 +7,9 @@
  *                   dimensions are whole. As many integers as dimensions
  *                   name one element (a Lua number); anything else is a
  *                   view sharing x's storage.
- *   x[mask]         uint8 mask: masked_select, a copy
+ *   x[mask]         uint8 mask, a copy: one whose shape is a prefix of x's
+ *                   picks slices as NumPy (a 1-D mask over the rows picks
+ *                   rows); any other broadcasts as masked_select
  *   x[idx]          integer array: index_select along dimension 1, a copy
  * Indices are 1-based; negative ones count from the end (-1 is the last).
  * Assignment through a view fills it with a number or copies an array or
@@ -21,13 +23,19 @@
 
 typedef enum { SUB_VIEW, SUB_ELEMENT, SUB_MASK, SUB_INDEX } sub_kind;
 
+/* Raises a core error as indexing's: x[k] runs index_select,
+ * masked_select or scatter underneath, but the user wrote x[k]. */
+static void check(lua_State *L, int rc) {
+  if (rc) l_raise_as(L, "index");
+}
+
 /* A 1-based (or negative) index i into a dimension (dim: 1-based, for
  * messages) of the given size, as a 0-based one. */
 static int64_t norm_index(lua_State *L, lua_Integer i, int dim, int64_t size) {
   int64_t j = i < 0 ? i + size + 1 : i;
   if (j < 1 || j > size)
-    luaL_error(L, "index %I is out of bounds for dimension %d with size %I",
-               (LUAI_UACINT)i, dim, (LUAI_UACINT)size);
+    luaL_error(L, "index: index %I is out of bounds for dimension %d with "
+               "size %I", (LUAI_UACINT)i, dim, (LUAI_UACINT)size);
   return j - 1;
 }
 
@@ -58,7 +66,8 @@ static void apply_range(lua_State *L, ml_array *v, int d, int dim) {
   int64_t size = v->shape[d];
   if (n == 0) return;
   if (n == 1) {
-    l_check(L, ml_view_narrow("index", v, v, d, norm_index(L, b[0], dim, size), 1));
+    check(L, ml_view_narrow("index", v, v, d, norm_index(L, b[0], dim, size),
+                            1));
     return;
   }
   int64_t first = b[0] < 0 ? b[0] + size + 1 : b[0];
@@ -66,10 +75,12 @@ static void apply_range(lua_State *L, ml_array *v, int d, int dim) {
   if (b[2] <= 0)
     luaL_error(L, "index: step must be positive, got %I", (LUAI_UACINT)b[2]);
   if (first < 1 || first > size + 1 || last < 0 || last > size)
-    luaL_error(L, "range %I..%I is out of bounds for dimension %d with size %I",
-               (LUAI_UACINT)b[0], (LUAI_UACINT)b[1], dim, (LUAI_UACINT)size);
+    luaL_error(L, "index: range %I..%I is out of bounds for dimension %d "
+               "with size %I", (LUAI_UACINT)b[0], (LUAI_UACINT)b[1], dim,
+               (LUAI_UACINT)size);
   int64_t count = last >= first ? (last - first) / b[2] + 1 : 0;
-  l_check(L, ml_view_stride("index", v, v, d, count ? first - 1 : 0, count, b[2]));
+  check(L, ml_view_stride("index", v, v, d, count ? first - 1 : 0, count,
+                          b[2]));
 }
 
 /* Resolves the key at 2 against a: a view in *v (borrowed: it holds no
@@ -81,7 +92,7 @@ static sub_kind resolve(lua_State *L, const ml_array *a, ml_array *v) {
   if (kt == LUA_TNUMBER) {
     if (a->ndim == 0) luaL_error(L, "index: a 0-d array cannot be indexed by a number");
     int64_t i = norm_index(L, check_integer(L, 2), 1, a->shape[0]);
-    l_check(L, ml_view_select("index", v, v, 0, i));
+    check(L, ml_view_select("index", v, v, 0, i));
     return a->ndim == 1 ? SUB_ELEMENT : SUB_VIEW;
   }
   if (kt == LUA_TUSERDATA && l_testarray(L, 2))
@@ -96,7 +107,7 @@ static sub_kind resolve(lua_State *L, const ml_array *a, ml_array *v) {
     int t = lua_rawgeti(L, 2, k);
     if (t == LUA_TNUMBER) {
       int64_t i = norm_index(L, check_integer(L, -1), k, v->shape[d]);
-      l_check(L, ml_view_select("index", v, v, d, i));
+      check(L, ml_view_select("index", v, v, d, i));
       selected++;
     } else if (t == LUA_TTABLE) {
       apply_range(L, v, d++, k);
@@ -115,7 +126,7 @@ int l_subscript_get(lua_State *L) {
   ml_scalar s;
   switch (resolve(L, a, &v)) {
     case SUB_ELEMENT:
-      l_check(L, ml_read_element(&v, 0, &s));
+      check(L, ml_read_element(&v, 0, &s));
       l_pushscalar(L, s);
       return 1;
     case SUB_VIEW:
@@ -124,11 +135,11 @@ int l_subscript_get(lua_State *L) {
       return 1;
     case SUB_MASK:
       r = l_newarray(L);
-      l_check(L, ml_masked_select(r, a, l_checkarray(L, 2)));
+      check(L, ml_mask_get(r, a, l_checkarray(L, 2)));
       return 1;
     default:
       r = l_newarray(L);
-      l_check(L, ml_index_select(r, a, 0, l_checkarray(L, 2)));
+      check(L, ml_index_select(r, a, 0, l_checkarray(L, 2)));
       return 1;
   }
 }
@@ -137,22 +148,17 @@ int l_subscript_set(lua_State *L) {
   ml_array *a = l_checkarray(L, 1), v;
   sub_kind kind = resolve(L, a, &v);
   int vt = lua_type(L, 3);
-  if (vt == LUA_TNUMBER || vt == LUA_TBOOLEAN) {
-    ml_scalar s = l_checkscalar(L, 3);
-    if (kind == SUB_VIEW || kind == SUB_ELEMENT) {
-      l_check(L, ml_fill("index", &v, s));
-      return 0;
-    }
-    if (!ml_scalar_fits(s, a->dtype))
-      return luaL_error(L, "index: %I is out of range for %s", (LUAI_UACINT)s.i,
-                        ml_dtype_name(a->dtype));
+  if ((vt == LUA_TNUMBER || vt == LUA_TBOOLEAN) &&
+      (kind == SUB_VIEW || kind == SUB_ELEMENT)) {
+    check(L, ml_fill("index", &v, l_checkscalar(L, 3)));
+    return 0;
   }
-  ml_array *src = l_toarray(L, 3, a);
+  ml_array *src = l_tosource(L, 3, a);
   if (kind == SUB_MASK)
-    l_check(L, ml_masked_assign(a, l_checkarray(L, 2), src));
+    check(L, ml_mask_put(a, l_checkarray(L, 2), src));
   else if (kind == SUB_INDEX)
-    l_check(L, ml_index_put(a, 0, l_checkarray(L, 2), src));
+    check(L, ml_index_put(a, 0, l_checkarray(L, 2), src));
   else
-    l_check(L, ml_copy("index", &v, src));
+    check(L, ml_copy("index", &v, src));
   return 0;
 }

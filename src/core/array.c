@@ -97,8 +97,9 @@ int ml_storage_new(ml_device device, size_t nbytes, ml_storage **out) {
       if (rc != ML_ENOMEM) return rc;
       format_bytes(nbytes, want, sizeof want);
       format_bytes(stats[device.kind].allocated, used, sizeof used);
-      return ml_fail(ML_ENOMEM, "%s: out of memory allocating %s on %s (in use %s)",
-                     be->name, want, ml_device_name(device, dev), used);
+      /* no operation named: the binding names the one the user called */
+      return ml_fail(ML_ENOMEM, "out of memory allocating %s on %s (in use %s)",
+                     want, ml_device_name(device, dev), used);
     }
   }
   s->refcount = 1;

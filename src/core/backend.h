@@ -22,7 +22,9 @@
  *   backend never broadcasts.
  * - `out` is always freshly allocated by the core (or a view the user asked
  *   to write through) and never overlaps an input unless stated.
- * - Indices crossing this interface are 1-based int64, as in the Lua API. */
+ * - Indices crossing this interface are 1-based int64, as in the Lua API;
+ *   in the index arrays of index_select, gather and scatter a negative
+ *   entry counts from the end (scalar_math.h's ml_index_base0). */
 #ifndef ML_BACKEND_H
 #define ML_BACKEND_H
 

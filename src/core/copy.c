@@ -76,18 +76,17 @@ int ml_contiguous(ml_array *out, const ml_array *a) {
 }
 
 int ml_fill(const char *op, const ml_array *dst, ml_scalar v) {
-  if (!ml_scalar_fits(v, dst->dtype))
-    return ml_fail(ML_EINVAL, "%s: %lld is out of range for %s", op,
-                   (long long)v.i, ml_dtype_name(dst->dtype));
   const ml_backend *be;
-  int rc = ml_backend_get(ml_array_device(dst), &be);
+  int rc = ml_scalar_check_store(op, v, dst->dtype);
+  if (!rc) rc = ml_backend_get(ml_array_device(dst), &be);
   return rc ? rc : be->fill(dst, v);
 }
 
 int ml_full(ml_array *out, ml_dtype t, int ndim, const int64_t *shape,
             ml_device device, ml_scalar v) {
   ml_array r;
-  int rc = ml_array_empty(&r, t, ndim, shape, device);
+  int rc = ml_scalar_check_store(NULL, v, t);
+  if (!rc) rc = ml_array_empty(&r, t, ndim, shape, device);
   if (rc) return rc;
   rc = ml_fill("full", &r, v);
   return ml_array_commit(out, &r, rc);
@@ -116,7 +115,8 @@ int ml_to_device(ml_array *out, const ml_array *a, ml_device device) {
   if (rc) return rc;
   size_t n = ml_array_nbytes(a);
   void *host = malloc(n ? n : 1);
-  if (!host) return ml_fail(ML_ENOMEM, "to: out of host memory staging %zu bytes", n);
+  if (!host)
+    return ml_fail(ML_ENOMEM, "out of host memory staging %zu bytes", n);
   rc = src_be->download(host, a);
   if (!rc) rc = ml_from_host(out, a->dtype, a->ndim, a->shape, device, host);
   free(host);

@@ -14,9 +14,11 @@ int ml_astype(ml_array *out, const ml_array *a, ml_dtype t);
 int ml_contiguous(ml_array *out, const ml_array *a);
 /* out: a contiguous copy of a. */
 int ml_clone(ml_array *out, const ml_array *a);
-/* Sets every element of the view dst to v (checked to fit integer dtypes). */
+/* Sets every element of the view dst to v, which must be storable in its
+ * dtype (ml_scalar_check_store). */
 int ml_fill(const char *op, const ml_array *dst, ml_scalar v);
-/* out: a new array of the given shape filled with v. */
+/* out: a new array of the given shape filled with v (storable in t; the
+ * error for one that is not names no operation: the caller's does). */
 int ml_full(ml_array *out, ml_dtype t, int ndim, const int64_t *shape,
             ml_device device, ml_scalar v);
 /* out: a's values on device (shared when a is already there). */

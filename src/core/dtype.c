@@ -1,7 +1,10 @@
 #include "dtype.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
+
+#include "status.h"
 
 static const size_t sizes[ML_NDTYPES] = {1, 4, 8, 4, 8};
 static const char *const names[ML_NDTYPES] = {"uint8", "int32", "int64",
@@ -89,6 +92,28 @@ int ml_scalar_fits(ml_scalar s, ml_dtype t) {
     case ML_INT32: return s.i >= INT32_MIN && s.i <= INT32_MAX;
     default: return 1;
   }
+}
+
+int ml_scalar_storable(ml_scalar s, ml_dtype t) {
+  if (ml_dtype_is_float(t)) return 1;
+  if (!s.is_int) {
+    if (!(s.f >= -0x1p63 && s.f < 0x1p63)) return 0; /* NaN too */
+    s = ml_scalar_int((int64_t)s.f);
+  }
+  return ml_scalar_fits(s, t);
+}
+
+int ml_scalar_check_store(const char *op, ml_scalar s, ml_dtype t) {
+  if (ml_scalar_storable(s, t)) return ML_OK;
+  char num[32];
+  if (s.is_int)
+    snprintf(num, sizeof num, "%lld", (long long)s.i);
+  else if (isnan(s.f))
+    snprintf(num, sizeof num, "nan");
+  else
+    snprintf(num, sizeof num, "%.14g", s.f); /* as Lua prints it */
+  return ml_fail(ML_EINVAL, "%s%s%s is out of range for %s", op ? op : "",
+                 op ? ": " : "", num, ml_dtype_name(t));
 }
 
 ml_dtype ml_dtype_with_scalar(ml_dtype t, ml_scalar s) {

@@ -42,6 +42,15 @@ ml_scalar ml_scalar_load(const void *p, ml_dtype t);
 /* Whether s fits dtype t without overflow: the NumPy 2 rule that a Python
  * int out of range of an integer array's dtype is an error. */
 int ml_scalar_fits(ml_scalar s, ml_dtype t);
+/* Whether s can be stored into an array of dtype t, by NumPy 2's rule for
+ * assigning a Python number: into an integer dtype, an integer must fit,
+ * and a float is truncated toward zero and must then fit (NaN and the
+ * infinities never do); floats take any number. */
+int ml_scalar_storable(ml_scalar s, ml_dtype t);
+/* ML_OK when s is storable in dtype t, else ML_EINVAL with the message
+ * "op: 300.5 is out of range for uint8" (without "op: " when op is NULL,
+ * for the binding to name the operation the user called). */
+int ml_scalar_check_store(const char *op, ml_scalar s, ml_dtype t);
 
 /* The dtype an operation with a weak scalar s takes against an array of
  * dtype t: t itself, except that a float scalar lifts integers to float64. */

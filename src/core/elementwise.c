@@ -4,6 +4,7 @@
 
 #include "backend.h"
 #include "copy.h"
+#include "reduce.h"
 #include "status.h"
 #include "view.h"
 
@@ -94,6 +95,24 @@ int ml_unary(ml_unop op, ml_array *out, const ml_array *a) {
   return finish(rc, out, res);
 }
 
+static int negative_power(int64_t e) {
+  return ml_fail(ML_EINVAL, "pow: integers to negative integer powers are not "
+                 "allowed (exponent %lld)", (long long)e);
+}
+
+/* For an integer power (computation dtype t) with the exponents e: none may
+ * be negative. Costs a reduction over e, only for signed integer e. */
+static int check_exponents(ml_dtype t, const ml_array *e) {
+  if (ml_dtype_is_float(t) || e->dtype == ML_UINT8 || ml_array_numel(e) == 0)
+    return ML_OK;
+  ml_array lo = {0};
+  ml_scalar m = ml_scalar_int(0);
+  int rc = ml_reduce(ML_MIN, &lo, e, -1, 0, 0);
+  if (!rc) rc = ml_read_element(&lo, 0, &m);
+  ml_array_release(&lo);
+  return !rc && m.i < 0 ? negative_power(m.i) : rc;
+}
+
 int ml_binary(ml_binop op, ml_array *out, const ml_array *a,
               const ml_array *b) {
   const char *name = ml_binop_name(op);
@@ -106,6 +125,7 @@ int ml_binary(ml_binop op, ml_array *out, const ml_array *a,
   if (!rc) rc = ml_backend_get(ml_array_device(a), &be);
   if (rc) return rc;
   ml_dtype t = binary_compute(op, ml_dtype_promote(a->dtype, b->dtype));
+  if (op == ML_POW && (rc = check_exponents(t, b))) return rc;
   ml_array ta = {0}, tb = {0}, r = {0}, *res = result_slot(out, &r);
   const ml_array *x = a, *y = b;
   rc = prepare(name, a, t, ndim, shape, &ta, &x);
@@ -123,6 +143,9 @@ int ml_binary_scalar(ml_binop op, ml_array *out, const ml_array *a,
                      ml_scalar s, int reversed) {
   const char *name = ml_binop_name(op);
   ml_dtype t = ml_dtype_with_scalar(a->dtype, s);
+  /* true division computes integers in float64, which takes any integer
+   * scalar (NumPy 2: 300 / uint8_array is float64, not an overflow) */
+  if (op == ML_DIV) t = binary_compute(op, t);
   if (!ml_scalar_fits(s, t)) {
     if (!is_comparison(op))
       return ml_fail(ML_EINVAL, "%s: %lld is out of range for %s", name,
@@ -130,6 +153,10 @@ int ml_binary_scalar(ml_binop op, ml_array *out, const ml_array *a,
     t = ML_INT64; /* compare exactly */
   }
   t = binary_compute(op, t);
+  if (op == ML_POW && !ml_dtype_is_float(t)) {
+    int rc = reversed ? check_exponents(t, a) : ML_OK;
+    if (rc || (!reversed && s.i < 0)) return rc ? rc : negative_power(s.i);
+  }
   if (ml_dtype_is_float(t)) {
     double v = ml_scalar_to_double(s);
     s = ml_scalar_float(t == ML_FLOAT32 ? (double)(float)v : v);

@@ -13,7 +13,8 @@
  * (NumPy 2's rule for Python numbers): it takes the array's dtype, except
  * that a float scalar lifts an integer array to float64; an integer scalar
  * out of range of a uint8 or int32 array is an error ("add: 300 is out of
- * range for uint8") except in comparisons, which then compare exactly.
+ * range for uint8") except in comparisons, which then compare exactly, and
+ * in div, which computes integers in float64 (300 / uint8_array too).
  * Results:
  * - add sub mul pow idiv mod minimum maximum: the computation dtype;
  * - div: float64 when the computation dtype is an integer (true division);
@@ -23,7 +24,9 @@
  * - sqrt exp log log1p expm1 sin cos tanh sigmoid: float32 or float64 as
  *   the operand, float64 for integer operands.
  * Integer arithmetic wraps; integer idiv and mod by zero give 0; integer
- * pow with a negative exponent gives 0 except for bases 1 and -1;
+ * pow with a negative exponent is an error, as in NumPy ("pow: integers to
+ * negative integer powers are not allowed"; for an array of exponents this
+ * costs a reduction over them);
  * minimum and maximum propagate NaN; comparisons with NaN are false except
  * ne. See src/cpu/cpu_elementwise.c for the exact rules. */
 #ifndef ML_ELEMENTWISE_H

@@ -6,6 +6,8 @@
 #include "copy.h"
 #include "elementwise.h"
 #include "reduce.h"
+#include "scalar_math.h"
+#include "shape.h"
 #include "status.h"
 #include "view.h"
 
@@ -48,6 +50,26 @@ static int vector_index(const char *op, const ml_array *index, ml_array *ix) {
   return rc;
 }
 
+/* The check that no backend makes where the result has no elements (a is
+ * empty outside d) and so no entry of the 1-D index ix is read: each must
+ * still be in range for size, else the backends' error. Reads ix on the
+ * host; the cost is that of the index only. */
+static int check_unread(const char *op, const ml_array *ix, int d,
+                        int64_t size) {
+  ml_array host = {0};
+  int rc = ml_to_device(&host, ix, ml_cpu());
+  const int64_t *p = rc ? NULL : ml_array_data(&host);
+  for (int64_t i = 0; !rc && i < host.shape[0]; i++) {
+    int64_t v = p[i * host.strides[0]];
+    if (ml_index_base0(v, size) >= (uint64_t)size)
+      rc = ml_fail(ML_EINVAL, "%s: index %lld is out of bounds for dimension "
+                   "%d with size %lld", op, (long long)v, d + 1,
+                   (long long)size);
+  }
+  ml_array_release(&host);
+  return rc;
+}
+
 int ml_index_select(ml_array *out, const ml_array *a, int dim,
                     const ml_array *index) {
   const char *op = "index_select";
@@ -63,6 +85,8 @@ int ml_index_select(ml_array *out, const ml_array *a, int dim,
     shape[d] = ix.shape[0];
     rc = ml_array_empty(&r, a->dtype, a->ndim, shape, ml_array_device(a));
   }
+  if (!rc && ml_array_numel(&r) == 0)
+    rc = check_unread(op, &ix, d, a->shape[d]);
   if (!rc) rc = be->index_select(&r, a, d, &ix);
   ml_array_release(&ix);
   return ml_array_commit(out, &r, rc);
@@ -202,14 +226,34 @@ static int blend(const char *op, const ml_array *a, const ml_array *mask,
 int ml_masked_fill(ml_array *out, const ml_array *a, const ml_array *mask,
                    ml_scalar value) {
   const char *op = "masked_fill";
-  if (!ml_scalar_fits(value, a->dtype))
-    return ml_fail(ML_EINVAL, "%s: %lld is out of range for %s", op,
-                   (long long)value.i, ml_dtype_name(a->dtype));
   ml_array v = {0}, r = {0};
-  int rc = ml_full(&v, a->dtype, 0, NULL, ml_array_device(a), value);
+  int rc = ml_scalar_check_store(op, value, a->dtype);
+  if (!rc) rc = ml_full(&v, a->dtype, 0, NULL, ml_array_device(a), value);
   if (!rc) rc = blend(op, a, mask, &v, &r);
   ml_array_release(&v);
   return ml_array_commit(out, &r, rc);
+}
+
+/* out: the 1-based C-order positions (1-D int64) of the nonzero elements
+ * of a (any dtype and strides; NaN is nonzero), found on a's device. */
+static int positions(const char *op, const ml_array *a, ml_array *out) {
+  const ml_backend *be;
+  int64_t n = ml_array_numel(a);
+  ml_array nz = {0}, all = {0}, shaped = {0};
+  const ml_array *m = a;
+  int rc = ml_backend_get(ml_array_device(a), &be);
+  if (!rc && a->dtype != ML_UINT8) {
+    rc = ml_binary_scalar(ML_NE, &nz, a, ml_scalar_int(0), 0);
+    m = &nz;
+  }
+  if (!rc) rc = ml_array_empty(&all, ML_INT64, 1, &n, ml_array_device(a));
+  if (!rc) rc = be->iota(&all, ml_scalar_int(1), ml_scalar_int(1));
+  if (!rc) rc = ml_view_reshape(op, &shaped, &all, a->ndim, a->shape);
+  if (!rc) rc = ml_masked_select(out, &shaped, m);
+  ml_array_release(&nz);
+  ml_array_release(&all);
+  ml_array_release(&shaped);
+  return rc;
 }
 
 /* r: a contiguous copy of dst whose elements under the mask m (dst's
@@ -217,19 +261,14 @@ int ml_masked_fill(ml_array *out, const ml_array *a, const ml_array *mask,
 static int assign_in_order(const char *op, const ml_array *dst,
                            const ml_array *m, const ml_array *src,
                            ml_array *r) {
-  const ml_backend *be;
   int64_t n = ml_array_numel(dst);
-  ml_array all = {0}, shaped = {0}, pos = {0}, flat = {0};
-  int rc = ml_backend_get(ml_array_device(dst), &be);
-  if (!rc) rc = ml_array_empty(&all, ML_INT64, 1, &n, ml_array_device(dst));
-  if (!rc) rc = be->iota(&all, ml_scalar_int(1), ml_scalar_int(1));
-  if (!rc) rc = ml_view_reshape(op, &shaped, &all, dst->ndim, dst->shape);
-  if (!rc) rc = ml_masked_select(&pos, &shaped, m);
+  ml_array pos = {0}, flat = {0};
+  int rc = positions(op, m, &pos);
   if (!rc) rc = ml_clone(r, dst);
   if (!rc) rc = ml_view_reshape(op, &flat, r, 1, &n);
   if (!rc) rc = ml_index_put(&flat, 0, &pos, src);
-  ml_array *tmp[] = {&all, &shaped, &pos, &flat};
-  for (size_t i = 0; i < sizeof tmp / sizeof *tmp; i++) ml_array_release(tmp[i]);
+  ml_array_release(&pos);
+  ml_array_release(&flat);
   return rc;
 }
 
@@ -282,6 +321,8 @@ int ml_index_put(const ml_array *dst, int dim, const ml_array *index,
     shape[d] = ix.shape[0];
     rc = ml_view_expand(op, &s, &v, dst->ndim, shape);
   }
+  if (!rc && ml_array_numel(&s) == 0)
+    rc = check_unread(op, &ix, d, dst->shape[d]);
   if (!rc) {
     ml_array iv = ix; /* borrowed: the index laid along d */
     iv.ndim = dst->ndim;
@@ -294,5 +335,98 @@ int ml_index_put(const ml_array *dst, int dim, const ml_array *index,
   ml_array_release(&ix);
   ml_array_release(&v);
   ml_array_release(&s);
+  return rc;
+}
+
+int ml_nonzero(ml_array *out, const ml_array *a) {
+  const char *op = "nonzero";
+  ml_array pos = {0}, q = {0}, r = {0};
+  int rc = positions(op, a, &pos);
+  if (!rc) rc = ml_binary_scalar(ML_SUB, &q, &pos, ml_scalar_int(1), 0);
+  int64_t shape[2] = {a->ndim, rc ? 0 : q.shape[0]}, stride = 1;
+  if (!rc) rc = ml_array_empty(&r, ML_INT64, 2, shape, ml_array_device(a));
+  /* the index along d of position q: (q // stride) % size + 1, stride
+   * being the product of the sizes after d */
+  for (int d = a->ndim - 1; !rc && d >= 0; d--) {
+    ml_array t1 = {0}, t2 = {0}, t3 = {0}, row = {0};
+    rc = ml_binary_scalar(ML_IDIV, &t1, &q, ml_scalar_int(stride), 0);
+    if (!rc) rc = ml_binary_scalar(ML_MOD, &t2, &t1,
+                                   ml_scalar_int(a->shape[d]), 0);
+    if (!rc) rc = ml_binary_scalar(ML_ADD, &t3, &t2, ml_scalar_int(1), 0);
+    if (!rc) rc = ml_view_select(op, &row, &r, 0, d);
+    if (!rc) rc = ml_copy(op, &row, &t3);
+    ml_array *tmp[] = {&t1, &t2, &t3, &row};
+    for (size_t i = 0; i < sizeof tmp / sizeof *tmp; i++)
+      ml_array_release(tmp[i]);
+    stride *= a->shape[d];
+  }
+  ml_array_release(&pos);
+  ml_array_release(&q);
+  return ml_array_commit(out, &r, rc);
+}
+
+int ml_argwhere(ml_array *out, const ml_array *a) {
+  ml_array idx = {0}, t = {0};
+  int rc = ml_nonzero(&idx, a);
+  if (!rc) rc = ml_view_transpose(&t, &idx, 0, 1);
+  if (!rc) rc = ml_clone(out, &t);
+  ml_array_release(&idx);
+  ml_array_release(&t);
+  return rc;
+}
+
+/* Whether mask's shape is a's first k < a->ndim sizes: x[mask] then picks
+ * slices, as NumPy. *merged: a's shape with those k sizes multiplied into
+ * one (1 for a 0-d mask). */
+static int picks_slices(const ml_array *a, const ml_array *mask,
+                        int64_t *merged) {
+  int k = mask->ndim;
+  if (k >= a->ndim) return 0;
+  merged[0] = 1;
+  for (int d = 0; d < k; d++) {
+    if (mask->shape[d] != a->shape[d]) return 0;
+    merged[0] *= a->shape[d];
+  }
+  for (int d = k; d < a->ndim; d++) merged[d - k + 1] = a->shape[d];
+  return 1;
+}
+
+int ml_mask_get(ml_array *out, const ml_array *a, const ml_array *mask) {
+  const char *op = "index";
+  int64_t merged[ML_MAX_DIMS];
+  int rc = ml_check_same_device(op, a, mask);
+  if (rc || !picks_slices(a, mask, merged))
+    return rc ? rc : ml_masked_select(out, a, mask);
+  ml_array pos = {0}, flat = {0};
+  rc = positions(op, mask, &pos);
+  if (!rc)
+    rc = ml_reshape(op, &flat, a, a->ndim - mask->ndim + 1, merged);
+  if (!rc) rc = ml_index_select(out, &flat, 0, &pos);
+  ml_array_release(&pos);
+  ml_array_release(&flat);
+  return rc;
+}
+
+int ml_mask_put(const ml_array *dst, const ml_array *mask,
+                const ml_array *src) {
+  const char *op = "index";
+  int64_t merged[ML_MAX_DIMS];
+  int rc = ml_check_same_device(op, dst, mask);
+  if (rc || !picks_slices(dst, mask, merged))
+    return rc ? rc : ml_masked_assign(dst, mask, src);
+  int n = dst->ndim - mask->ndim + 1;
+  ml_array pos = {0}, flat = {0}, c = {0};
+  rc = positions(op, mask, &pos);
+  /* through a view of dst when its leading dimensions merge, else
+   * through a contiguous copy written back */
+  if (!rc && ml_view_reshape(op, &flat, dst, n, merged) != ML_OK) {
+    rc = ml_clone(&c, dst);
+    if (!rc) rc = ml_view_reshape(op, &flat, &c, n, merged);
+  }
+  if (!rc) rc = ml_index_put(&flat, 0, &pos, src);
+  if (!rc && c.storage) rc = ml_copy(op, dst, &c);
+  ml_array_release(&pos);
+  ml_array_release(&flat);
+  ml_array_release(&c);
   return rc;
 }

@@ -3,10 +3,11 @@
  * x[mask] = v.
  *
  * Dimensions are 0-based (negative counts from the end). Index arrays hold
- * 1-based integers, as everywhere in the Lua API; other integer dtypes are
- * converted to int64, floats are an error. An index outside 1..size fails
- * with "op: index 11 is out of bounds for dimension 1 with size 10" (no
- * wrapping of negatives: 0 and -1 are out of bounds). Masks are uint8
+ * 1-based integers, as everywhere in the Lua API, and negative ones count
+ * from the end (-1 is the last, as for x[-1]); other integer dtypes are
+ * converted to int64, floats are an error. An index outside -size..-1 and
+ * 1..size fails with "op: index 11 is out of bounds for dimension 1 with
+ * size 10", also where the result has no elements. Masks are uint8
  * (nonzero is true) and broadcast to the array's shape. Each function
  * fills out with a new array, or fails leaving out untouched. */
 #ifndef ML_INDEX_H
@@ -48,5 +49,24 @@ int ml_masked_assign(const ml_array *dst, const ml_array *mask,
  * dtype (x[idx] = v). A repeated index gets its last slice of src. */
 int ml_index_put(const ml_array *dst, int dim, const ml_array *index,
                  const ml_array *src);
+
+/* x[mask] (uint8 mask), as NumPy where it can: a mask whose shape is the
+ * first k < ndim sizes of a's shape picks the slices a[i1, ..., ik] where
+ * it is nonzero, stacked along a new first dimension (count x a's
+ * remaining sizes: a 1-D mask over the rows selects rows); any other mask
+ * broadcasts to a's shape as in ml_masked_select. */
+int ml_mask_get(ml_array *out, const ml_array *a, const ml_array *mask);
+/* x[mask] = src for the same masks, in place: picked slices take src
+ * broadcast to (count x the remaining sizes); else ml_masked_assign. */
+int ml_mask_put(const ml_array *dst, const ml_array *mask,
+                const ml_array *src);
+
+/* NumPy's nonzero, 1-based: out (int64, ndim x count) holds in row d the
+ * indices along dimension d of a's nonzero elements (NaN is nonzero), in C
+ * order. A 0-d a gives 0 x count. */
+int ml_nonzero(ml_array *out, const ml_array *a);
+/* NumPy's argwhere, 1-based: out (int64, count x ndim) holds one row of
+ * indices per nonzero element of a, in C order. */
+int ml_argwhere(ml_array *out, const ml_array *a);
 
 #endif

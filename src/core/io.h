@@ -13,12 +13,17 @@
  * big-endian 32-bit sizes, then the data in C order, big-endian. Types:
  * 0x08 ubyte -> uint8, 0x09 sbyte, 0x0B short and 0x0C int -> int32,
  * 0x0D float -> float32, 0x0E double -> float64. Bytes after the data are
- * an error. */
+ * an error. A regular file too small for the data its header announces
+ * (for a compressed one: more than deflate can pack into its size) fails
+ * before the data is allocated. */
 int ml_load_idx(ml_array *out, const char *path);
 
 /* A .npy file, format 1.0, 2.0 or 3.0. dtypes <f4 <f8 <i4 <i8 |u1, and |b1
- * as uint8; big-endian data (>f4 ...) is byte-swapped. fortran_order True
- * gives the same logical array, made C-contiguous. */
+ * as uint8 0 or 1 (any nonzero byte is true, as NumPy reads it); big-endian
+ * data (>f4 ...) is byte-swapped. fortran_order True gives the same logical
+ * array, made C-contiguous. A well-formed header that asks for what is not
+ * supported (another dtype, a structured dtype, more than 8 dimensions)
+ * says so; "corrupt header" is for headers that do not parse. */
 int ml_load_npy(ml_array *out, const char *path);
 /* Writes a as .npy format 1.0, C order, little-endian (uint8 as |u1). */
 int ml_save_npy(const char *path, const ml_array *a);
@@ -30,7 +35,9 @@ typedef struct {
 } ml_csv_options;
 
 /* A CSV file of numbers as a 2-D array, one row per line (a single column
- * gives n x 1; no rows gives 0 x 0). Blank lines are ignored; spaces
+ * gives n x 1; no rows gives 0 x 0), read as a stream: memory holds the
+ * values and one line, at most 64 MiB long; a NUL byte is an error (not a
+ * text file). Blank lines are ignored; spaces
  * around fields are allowed; every row must have the first row's number
  * of fields. Float dtypes parse with strtod/strtof (so "nan" and "inf"
  * work); integer dtypes take decimal integers that fit. Errors name the

@@ -1,5 +1,7 @@
-/* CSV files of numbers: read whole into memory, split into lines and
- * fields, each field parsed in the result's dtype. */
+/* CSV files of numbers, streamed: read in chunks, each complete line split
+ * into fields and parsed in the result's dtype as it arrives, so that
+ * memory holds the values and one line, whatever the input (a device such
+ * as /dev/zero, a file that is not text). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,42 +29,6 @@ static int push_value(values *v, const void *x) {
   memcpy(v->data + v->count * v->size, x, v->size);
   v->count++;
   return ML_OK;
-}
-
-/* The whole file, NUL-terminated, into *text. */
-static int slurp(const char *path, char **text, size_t *len) {
-  int fd;
-  int rc = ml_io_open_read("load_csv", path, &fd);
-  if (rc) return rc;
-  size_t cap = 1 << 16, n = 0;
-  char *buf = malloc(cap);
-  while (buf) {
-    if (n + 1 == cap) {
-      char *p = realloc(buf, 2 * cap);
-      if (!p) break;
-      buf = p;
-      cap *= 2;
-    }
-    ssize_t r = read(fd, buf + n, cap - 1 - n);
-    if (r < 0 && errno == EINTR) continue;
-    if (r < 0) {
-      rc = ml_fail(ML_EIO, "load_csv: cannot read '%s': %s", path,
-                   strerror(errno));
-      break;
-    }
-    if (r == 0) {
-      buf[n] = '\0';
-      close(fd);
-      *text = buf;
-      *len = n;
-      return ML_OK;
-    }
-    n += (size_t)r;
-  }
-  close(fd);
-  free(buf);
-  return rc ? rc : ml_fail(ML_ENOMEM, "load_csv: out of memory reading '%s'",
-                           path);
 }
 
 static int is_blank(char c) { return c == ' ' || c == '\t'; }
@@ -133,41 +99,116 @@ static int parse_line(char *s, char *e, const ml_csv_options *opt, values *v,
   return ML_OK;
 }
 
-static int parse(char *text, size_t len, const ml_csv_options *opt,
-                 values *v, int *ncols, const char *path) {
-  where w = {path, 0, 0};
-  char *p = text, *end = text + len;
-  while (p < end) {
+/* The longest line read: past it the input is not a CSV file of numbers
+ * (a line of a million float64 fields takes about 24 MiB). */
+#define LINE_MAX_BYTES ((size_t)64 << 20)
+#define CHUNK ((size_t)1 << 16)
+
+typedef struct {
+  const ml_csv_options *opt;
+  values *v;
+  int ncols;
+  where w;
+} reader;
+
+/* One line [p, e) (e may be overwritten): counted, skipped when blank or
+ * among the first opt->skip, else parsed. */
+static int take_line(reader *r, char *p, char *e) {
+  r->w.line++;
+  if (e > p && e[-1] == '\r') e--;
+  char *q = p;
+  while (q < e && is_blank(*q)) q++;
+  if (r->w.line <= r->opt->skip || q == e) return ML_OK;
+  return parse_line(p, e, r->opt, r->v, &r->ncols, r->w);
+}
+
+/* Parses the complete lines of buf[0, *len) and moves what is left (the
+ * start of a line) to the front; at the end of the input (eof), that too
+ * is a line. buf has room for one more byte than *len. */
+static int take_lines(reader *r, char *buf, size_t *len, int eof) {
+  char *p = buf, *end = buf + *len;
+  for (;;) {
     char *nl = memchr(p, '\n', (size_t)(end - p));
-    char *e = nl ? nl : end, *next = nl ? nl + 1 : end;
-    w.line++;
-    if (e > p && e[-1] == '\r') e--;
-    char *q = p;
-    while (q < e && is_blank(*q)) q++;
-    if (w.line > opt->skip && q < e) {
-      int rc = parse_line(p, e, opt, v, ncols, w);
-      if (rc) return rc;
-    }
-    p = next;
+    if (!nl) break;
+    int rc = take_line(r, p, nl);
+    if (rc) return rc;
+    p = nl + 1;
   }
+  if (eof && p < end) {
+    int rc = take_line(r, p, end);
+    if (rc) return rc;
+    p = end;
+  }
+  *len = (size_t)(end - p);
+  memmove(buf, p, *len);
   return ML_OK;
+}
+
+/* The error for a NUL byte at buf[at], buf holding the start of line
+ * r->w.line + 1 onwards. */
+static int nul_byte(const reader *r, const char *buf, size_t at) {
+  long long line = r->w.line + 1;
+  for (size_t i = 0; i < at; i++) line += buf[i] == '\n';
+  return ml_fail(ML_EIO, "load_csv: '%s' line %lld has a NUL byte (not a "
+                 "text file)", r->w.path, line);
+}
+
+/* Reads fd to its end in chunks, parsing lines as they complete. */
+static int read_all(int fd, reader *r) {
+  size_t cap = CHUNK, len = 0;
+  char *buf = malloc(cap + 1);
+  int rc = buf ? ML_OK : ml_fail(ML_ENOMEM, "load_csv: out of memory");
+  while (!rc) {
+    if (len == cap) { /* one line fills the buffer */
+      if (cap >= LINE_MAX_BYTES) {
+        rc = ml_fail(ML_EIO, "load_csv: '%s' line %lld is longer than %zu "
+                     "MiB (not a CSV file of numbers?)", r->w.path,
+                     r->w.line + 1, LINE_MAX_BYTES >> 20);
+        break;
+      }
+      char *p = realloc(buf, 2 * cap + 1);
+      if (!p) {
+        rc = ml_fail(ML_ENOMEM, "load_csv: out of memory reading '%s'",
+                     r->w.path);
+        break;
+      }
+      buf = p;
+      cap *= 2;
+    }
+    ssize_t n = read(fd, buf + len, cap - len);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      rc = ml_fail(ML_EIO, "load_csv: cannot read '%s': %s", r->w.path,
+                   strerror(errno));
+      break;
+    }
+    const char *nul = memchr(buf + len, '\0', (size_t)n);
+    if (nul) {
+      rc = nul_byte(r, buf, (size_t)(nul - buf));
+      break;
+    }
+    len += (size_t)n;
+    rc = take_lines(r, buf, &len, n == 0);
+    if (n == 0) break;
+  }
+  free(buf);
+  return rc;
 }
 
 int ml_load_csv(ml_array *out, const char *path, const ml_csv_options *opt) {
   if (opt->delimiter == '\n' || opt->delimiter == '\r' ||
       opt->delimiter == '\0')
     return ml_fail(ML_EINVAL, "load_csv: the delimiter cannot be a line end");
-  char *text = NULL;
-  size_t len = 0;
-  int rc = slurp(path, &text, &len);
+  int fd;
+  int rc = ml_io_open_read("load_csv", path, &fd);
   if (rc) return rc;
   values v = {NULL, ml_dtype_size(opt->dtype), 0, 0};
-  int ncols = -1;
-  rc = parse(text, len, opt, &v, &ncols, path);
-  free(text);
+  reader r = {opt, &v, -1, {path, 0, 0}};
+  rc = read_all(fd, &r);
+  close(fd);
   if (!rc) {
-    int64_t shape[2] = {ncols < 0 ? 0 : (int64_t)(v.count / (size_t)ncols),
-                        ncols < 0 ? 0 : ncols};
+    int64_t shape[2] = {r.ncols < 0 ? 0 : (int64_t)(v.count / (size_t)r.ncols),
+                        r.ncols < 0 ? 0 : r.ncols};
     rc = ml_from_host(out, opt->dtype, 2, shape, ml_cpu(),
                       v.data ? v.data : "");
   }

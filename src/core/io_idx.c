@@ -3,6 +3,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -136,10 +137,36 @@ static int read_data(gzFile f, const char *path, int code, size_t nbytes,
   return rc;
 }
 
+/* Deflate's densest code: 258 bytes from a match of about two bits, so a
+ * gzip file of n bytes holds at most 1032 n bytes (zlib's FAQ). */
+#define GZIP_MAX_RATIO 1032
+
+/* Whether a regular file of size bytes can hold the nbytes of data its
+ * header announces (after the header's hlen bytes), checked before
+ * allocating them: exactly for a plain file, by deflate's limit for a
+ * compressed one. */
+static int check_size(gzFile f, const char *path, const struct stat *st,
+                      size_t hlen, size_t nbytes) {
+  if (!S_ISREG(st->st_mode)) return ML_OK;
+  size_t size = (size_t)st->st_size;
+  if (gzdirect(f)) {
+    size_t found = size > hlen ? size - hlen : 0;
+    return found >= nbytes ? ML_OK
+           : ml_fail(ML_EIO, OP ": truncated file (expected %zu bytes of "
+                     "data, found %zu)", nbytes, found);
+  }
+  if (nbytes / GZIP_MAX_RATIO <= size) return ML_OK;
+  return ml_fail(ML_EIO, OP ": '%s' is truncated or corrupt: its header "
+                 "announces %zu bytes of data, more than its %zu compressed "
+                 "bytes can hold", path, nbytes, size);
+}
+
 int ml_load_idx(ml_array *out, const char *path) {
   int fd;
   int rc = ml_io_open_read(OP, path, &fd);
   if (rc) return rc;
+  struct stat st;
+  if (fstat(fd, &st) != 0) st.st_mode = 0; /* not checked */
   gzFile f = gzdopen(fd, "rb");
   if (!f) {
     close(fd);
@@ -151,6 +178,7 @@ int ml_load_idx(ml_array *out, const char *path) {
   int64_t shape[ML_MAX_DIMS];
   ml_array r = {0};
   rc = read_header(f, path, &code, &t, &elsize, &ndim, shape, &nbytes);
+  if (!rc) rc = check_size(f, path, &st, 4 + 4 * (size_t)ndim, nbytes);
   if (!rc) rc = ml_array_empty(&r, t, ndim, shape, ml_cpu());
   if (!rc) rc = read_data(f, path, code, nbytes, &r);
   gzclose(f);

@@ -19,8 +19,10 @@
 typedef struct {
   ml_dtype dtype;
   int swap; /* big-endian data */
+  int boolean; /* |b1: bytes other than 0 read as 1 */
   int fortran;
-  int ndim;
+  int structured; /* descr is a list of fields */
+  int ndim; /* may exceed ML_MAX_DIMS, then shape holds the first ones */
   int64_t shape[ML_MAX_DIMS];
   size_t nbytes; /* of the data */
 } npy_header;
@@ -52,12 +54,35 @@ static int parse_descr(const char *d, npy_header *h) {
     if (strcmp(d + 1, types[i].code) == 0) {
       h->dtype = types[i].t;
       h->swap = d[0] == '>' && ml_dtype_size(types[i].t) > 1;
+      h->boolean = strcmp(d + 1, "b1") == 0;
       return 1;
     }
   return 0;
 }
 
-/* A tuple of non-negative integers: (), (3,), (2, 3). */
+/* A list of fields, [('a', '<f8'), ...]: skipped to its closing bracket
+ * (brackets and parentheses nest; quoted text is skipped whole). */
+static int skip_fields(const char **p) {
+  int depth = 0;
+  do {
+    char c = **p;
+    if (c == '\0') return 0;
+    if (c == '\'' || c == '"') {
+      const char *end = strchr(*p + 1, c);
+      if (!end) return 0;
+      *p = end;
+    } else if (c == '[' || c == '(') {
+      depth++;
+    } else if (c == ']' || c == ')') {
+      depth--;
+    }
+    (*p)++;
+  } while (depth > 0);
+  return 1;
+}
+
+/* A tuple of non-negative integers: (), (3,), (2, 3). Counts every
+ * dimension; shape keeps the first ML_MAX_DIMS. */
 static int parse_shape(const char **p, npy_header *h) {
   if (**p != '(') return 0;
   (*p)++;
@@ -65,12 +90,13 @@ static int parse_shape(const char **p, npy_header *h) {
   for (;;) {
     skip_space(p);
     if (**p == ')') break;
-    if (h->ndim == ML_MAX_DIMS || **p < '0' || **p > '9') return 0;
+    if (**p < '0' || **p > '9') return 0;
     char *end;
     errno = 0;
     long long v = strtoll(*p, &end, 10);
     if (errno) return 0;
-    h->shape[h->ndim++] = v;
+    if (h->ndim < ML_MAX_DIMS) h->shape[h->ndim] = v;
+    h->ndim++;
     *p = end;
     skip_space(p);
     if (**p == ',')
@@ -97,7 +123,12 @@ static int parse_dict(const char *s, npy_header *h, char *descr, size_t n) {
     if (*p++ != ':') return 0;
     skip_space(&p);
     if (strcmp(key, "descr") == 0 && !(seen & 1)) {
-      if (!parse_string(&p, descr, n)) return 0;
+      if (*p == '[') {
+        if (!skip_fields(&p)) return 0;
+        h->structured = 1;
+      } else if (!parse_string(&p, descr, n)) {
+        return 0;
+      }
       seen |= 1;
     } else if (strcmp(key, "fortran_order") == 0 && !(seen & 2)) {
       if (strncmp(p, "True", 4) == 0) {
@@ -152,6 +183,12 @@ static int read_header(FILE *f, const char *path, npy_header *h) {
     text[hlen] = '\0';
     if (!parse_dict(text, h, descr, sizeof descr))
       rc = ml_fail(ML_EIO, "load_npy: corrupt header in '%s'", path);
+    else if (h->structured)
+      rc = ml_fail(ML_EIO, "load_npy: '%s' has a structured dtype (fields), "
+                   "which is not supported", path);
+    else if (h->ndim > ML_MAX_DIMS)
+      rc = ml_fail(ML_EIO, "load_npy: '%s' has %d dimensions (at most %d)",
+                   path, h->ndim, ML_MAX_DIMS);
     else if (!parse_descr(descr, h))
       rc = ml_fail(ML_EIO, "load_npy: '%s' has unsupported dtype '%s' "
                    "(supported: <f4 <f8 <i4 <i8 |u1 |b1)", path, descr);
@@ -206,6 +243,10 @@ static int read_data(FILE *f, const npy_header *h, ml_array *out) {
   }
   if (h->swap) byteswap(ml_array_data(&r), ml_array_numel(&r),
                         ml_dtype_size(h->dtype));
+  if (h->boolean) { /* NumPy reads any nonzero byte as True */
+    uint8_t *b = ml_array_data(&r);
+    for (size_t i = 0; i < h->nbytes; i++) b[i] = b[i] != 0;
+  }
   if (!h->fortran) return ml_array_commit(out, &r, ML_OK);
   ml_array t = r;
   for (int d = 0; d < h->ndim; d++) {

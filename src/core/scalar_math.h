@@ -1,8 +1,9 @@
 /* Element functions whose results must agree bit for bit between the CPU
  * backend and the CUDA kernels: wrapping integer arithmetic, floor
- * division, modulo and power with Python's sign rules, and NumPy's float
- * divmod. static inline, plain C that also compiles as CUDA C++ (where the
- * functions are __host__ __device__), like philox.h.
+ * division, modulo and power with Python's sign rules, NumPy's float
+ * divmod, and the reading of an entry of an index array. static inline,
+ * plain C that also compiles as CUDA C++ (where the functions are
+ * __host__ __device__), like philox.h.
  *
  * Integers of every dtype compute in int64 and narrow on store, which
  * wraps; unsigned arithmetic keeps int64 overflow defined. Floats compute
@@ -49,7 +50,9 @@ ML_SCALAR_FN int64_t ml_mod_int(int64_t a, int64_t b) {
   return (r != 0 && (r < 0) != (b < 0)) ? r + b : r;
 }
 
-/* A negative exponent gives 0, except for the bases 1 and -1. */
+/* A negative exponent gives 0, except for the bases 1 and -1 (the core
+ * refuses negative integer exponents, as NumPy; this keeps the backends'
+ * result defined all the same). */
 ML_SCALAR_FN int64_t ml_pow_int(int64_t a, int64_t e) {
   if (e < 0) return a == 1 ? 1 : a == -1 ? ((e & 1) ? -1 : 1) : 0;
   uint64_t r = 1, b = (uint64_t)a;
@@ -58,6 +61,15 @@ ML_SCALAR_FN int64_t ml_pow_int(int64_t a, int64_t e) {
     b *= b;
   }
   return (int64_t)r;
+}
+
+/* An entry i of an index array (1-based; negative counts from the end, -1
+ * being the last) into a dimension of the given size, as a 0-based index.
+ * Out of range (0, above size, below -size) gives a value >= size: one
+ * unsigned comparison checks it. Unsigned arithmetic keeps INT64_MIN
+ * defined. */
+ML_SCALAR_FN uint64_t ml_index_base0(int64_t i, int64_t size) {
+  return i < 0 ? (uint64_t)i + (uint64_t)size : (uint64_t)i - 1;
 }
 
 /* Float floor division and modulo as NumPy's npy_divmod. */

@@ -3,7 +3,9 @@
  * These only move elements, so the loops copy 1, 4 or 8 bytes per element
  * whatever the dtype. index_select and gather share one kernel run by
  * cpu_foreach over out's shape: the input is seen through a view whose
- * stride along dim is 0, and each element adds (index - 1) steps along dim.
+ * stride along dim is 0, and each element adds as many steps along dim as
+ * its index's 0-based position (ml_index_base0: negatives count from the
+ * end).
  * Scatter walks the index in C order on each thread, with the threads
  * splitting a dimension other than dim, so that duplicate indices always
  * resolve the same way: the last one along dim wins. Out-of-range indices
@@ -12,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-
+#include "../core/scalar_math.h"
 #include "../core/status.h"
 #include "cpu.h"
 #include "strided.h"
@@ -52,8 +54,8 @@ static void walk(int nops, const ml_array *const *ops, cpu_run_fn fn,
   }
 }
 
-/* Reports the first index (C order) outside 1..size. Runs only once a
- * kernel has flagged one, so it may take its time. */
+/* Reports the first index (C order) out of range for size. Runs only once
+ * a kernel has flagged one, so it may take its time. */
 static int bad_index(const char *op, const ml_array *index, int dim,
                      int64_t size) {
   int64_t n = ml_array_numel(index);
@@ -66,7 +68,7 @@ static int bad_index(const char *op, const ml_array *index, int dim,
   }
   int64_t v = 0;
   for (int64_t i = 0; i < n; i++)
-    if (host[i] < 1 || host[i] > size) {
+    if (ml_index_base0(host[i], size) >= (uint64_t)size) {
       v = host[i];
       break;
     }
@@ -81,10 +83,9 @@ typedef struct {
   int bad;
 } gather_ctx;
 
-/* The 1-based int64 index at p, 0-based; wrapping, so that the smallest
- * int64 becomes a large (out of range) index rather than overflowing. */
-static inline int64_t zero_based(const char *p) {
-  return (int64_t)((uint64_t)*(const int64_t *)p - 1);
+/* The int64 index at p, 0-based; out of range: >= size. */
+static inline uint64_t zero_based(const char *p, int64_t size) {
+  return ml_index_base0(*(const int64_t *)p, size);
 }
 
 /* ptrs: out, in at dim index 0, index. */
@@ -92,13 +93,13 @@ static void gather_run(void *vctx, int64_t n, char *const *p,
                        const int64_t *bs) {
   gather_ctx *c = vctx;
   if (bs[2] == 0) { /* one index for the whole run (index_select rows) */
-    int64_t k = zero_based(p[2]);
-    if ((uint64_t)k >= (uint64_t)c->size) {
+    uint64_t k = zero_based(p[2], c->size);
+    if (k >= (uint64_t)c->size) {
 #pragma omp atomic write
       c->bad = 1;
       return;
     }
-    const char *src = p[1] + k * c->step;
+    const char *src = p[1] + (int64_t)k * c->step;
     if (bs[0] == (int64_t)c->esize && bs[1] == (int64_t)c->esize) {
       memcpy(p[0], src, (size_t)n * c->esize);
       return;
@@ -108,13 +109,14 @@ static void gather_run(void *vctx, int64_t n, char *const *p,
     return;
   }
   for (int64_t i = 0; i < n; i++) {
-    int64_t k = zero_based(p[2] + i * bs[2]);
-    if ((uint64_t)k >= (uint64_t)c->size) {
+    uint64_t k = zero_based(p[2] + i * bs[2], c->size);
+    if (k >= (uint64_t)c->size) {
 #pragma omp atomic write
       c->bad = 1;
       continue;
     }
-    move_element(p[0] + i * bs[0], p[1] + i * bs[1] + k * c->step, c->esize);
+    move_element(p[0] + i * bs[0], p[1] + i * bs[1] + (int64_t)k * c->step,
+                 c->esize);
   }
 }
 
@@ -153,13 +155,14 @@ static void scatter_run(void *vctx, int64_t n, char *const *p,
                         const int64_t *bs) {
   gather_ctx *c = vctx;
   for (int64_t i = 0; i < n; i++) {
-    int64_t k = zero_based(p[1] + i * bs[1]);
-    if ((uint64_t)k >= (uint64_t)c->size) {
+    uint64_t k = zero_based(p[1] + i * bs[1], c->size);
+    if (k >= (uint64_t)c->size) {
 #pragma omp atomic write
       c->bad = 1;
       continue;
     }
-    move_element(p[0] + i * bs[0] + k * c->step, p[2] + i * bs[2], c->esize);
+    move_element(p[0] + i * bs[0] + (int64_t)k * c->step, p[2] + i * bs[2],
+                 c->esize);
   }
 }
 

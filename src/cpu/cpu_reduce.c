@@ -496,7 +496,7 @@ static int reduce_by_segment(const plan *pl, char *work, int threads) {
   if (!parts || !centers) {
     free(parts);
     free(centers);
-    return ml_fail(ML_ENOMEM, "reduce: out of memory for %lld partial results",
+    return ml_fail(ML_ENOMEM, "out of memory for %lld partial results",
                    (long long)(items * W));
   }
   scratch s = cpu_scratch_get(work, W);
