@@ -84,6 +84,30 @@ local x = ml.array({{5, 9, 1}, {7, 0, 8}})
 print(x:masked_fill(ml.gt(x, 4), 0):sum())  --> 1]],
     },
     {
+      name = "nonzero",
+      usage = {"x:nonzero()", "ml.nonzero(x)"},
+      doc = [[
+The positions of x's nonzero elements, C order, as NumPy's nonzero: one
+1-based int64 index array per dimension of x, as several return values
+(one for a 0-d x, as for a 1-D one).]],
+      returns = "x.ndim int64 arrays of the count of nonzero elements each.",
+      example = [[
+local i, j = ml.array({{0, 3}, {4, 0}}):nonzero()
+print(i[1], j[1], i[2], j[2])  --> 1 2 2 1]],
+    },
+    {
+      name = "argwhere",
+      usage = {"x:argwhere()", "ml.argwhere(x)"},
+      doc = [[
+The positions of x's nonzero elements, C order, one row each, as
+NumPy's argwhere: row r holds the 1-based indices of the r-th nonzero
+element.]],
+      returns = "an int64 array of count x x.ndim.",
+      example = [[
+local p = ml.array({{0, 3}, {4, 0}}):argwhere()
+print(p.shape[1], p.shape[2], p[{2, 1}], p[{2, 2}])  --> 2 2 2 1]],
+    },
+    {
       names = {"sort", "argsort"},
       usage = {
         "x:sort([dim] [, opts])", "ml.sort(x [, dim] [, opts])",
