@@ -1,7 +1,7 @@
 -- Help: one entry for every public function, written once in
 -- src/lua/moonlab/help/<area>.lua, from which come ml.help(f) and
 -- ml.help_text(f), the option checking (moonlab/options.lua) and
--- docs/api.md (make docs). docs/adding-functions.md describes an entry.
+-- docs/api.md (make docs). docs/architecture.md describes an entry.
 --
 --   ml.help()                  the areas and their functions
 --   ml.help(ml.knn)            an entry, found by identity: a module
