@@ -656,7 +656,7 @@ describe("cuda sort and topk", function()
                           {33, 5}}) do
         local c, g = with_specials(dt, s)
         local n = s[#s]
-        for _, k in ipairs({1, 5, 20, 32, 33, n}) do
+        for _, k in ipairs({1, 5, 20, 32, 33, 100, 256, 257, n}) do
           if k <= n then
             for _, largest in ipairs({true, false}) do
               same2(function() return g:topk(k, -1, {largest = largest}) end,

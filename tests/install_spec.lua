@@ -32,6 +32,16 @@ end
 local ROOT = assert(run("cd " .. quote((debug.getinfo(1, "S").source:sub(2):match("^(.*)/[^/]*$") or ".")
   .. "/..") .. " && pwd")):match("[^\n]+")
 
+-- The C module paths of this host's Lua (where busted's own dependencies
+-- are, standard or not), without this build's lib/, then the defaults.
+local function host_cpath()
+  local keep = {}
+  for entry in (os.getenv("LUA_CPATH") or ""):gmatch("[^;]+") do
+    if not entry:find(ROOT, 1, true) then keep[#keep + 1] = entry end
+  end
+  return table.concat(keep, ";") .. ";;"
+end
+
 -- make as the suite was started: the variables given to `make test` (they
 -- reach us in MAKEFLAGS) without its jobserver, whose descriptors are
 -- closed here.
@@ -97,7 +107,7 @@ describe("make install", function()
     write(project .. "/spec/user_spec.lua", USER_SPEC)
     local env = ("cd %s && env -u LUA_PATH_5_4 -u LUA_CPATH_5_4 -u LUA_INIT -u LUA_INIT_5_4 "
       .. "LUA_CPATH=%s EXPECTED_SO=%s "):format(quote(project),
-      quote(dest .. "/usr/local/lib/lua/5.4/?.so;;"), quote(so))
+      quote(dest .. "/usr/local/lib/lua/5.4/?.so;" .. host_cpath()), quote(so))
     out, ok = run(env .. "lua5.4 \"$(command -v busted)\" --output=plainTerminal")
     assert.is_true(ok, out)
     assert.matches("3 successes / 0 failures / 0 errors / 0 pending", out, 1, true)
@@ -167,8 +177,9 @@ describe("the root's .busted", function()
         assert.equal("./lib/moonlab.so", package.searchpath("moonlab", package.cpath))
       end)
     ]])
-    local out, ok = run(("cd %s && env -u LUA_CPATH -u LUA_CPATH_5_4 lua5.4 \"$(command -v busted)\" "
-      .. "--output=plainTerminal %s"):format(quote(ROOT), quote(tmp .. "/where_spec.lua")))
+    local out, ok = run(("cd %s && env -u LUA_CPATH_5_4 LUA_CPATH=%s lua5.4 \"$(command -v busted)\" "
+      .. "--output=plainTerminal %s"):format(quote(ROOT), quote(host_cpath()),
+      quote(tmp .. "/where_spec.lua")))
     assert.is_true(ok, out)
     assert.matches("1 success / 0 failures", out, 1, true)
   end)

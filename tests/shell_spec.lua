@@ -498,8 +498,10 @@ local function exists(path)
   if f then f:close() end
   return f ~= nil
 end
+-- The terminal specs need script(1), a pty and a shell built with libedit.
 local has_terminal = os.execute("command -v script >/dev/null") and
-                     exists("/dev/ptmx")
+                     exists("/dev/ptmx") and
+                     os.execute("ldd " .. quote(bin) .. " | grep -q libedit")
 local with_terminal = has_terminal and describe or pending
 
 with_terminal("moonlab shell on a terminal", function()

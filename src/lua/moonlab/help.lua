@@ -17,12 +17,7 @@ local M = {}
 
 -- The areas, in the order of the reference; each is the module
 -- moonlab.help.<name>.
-M.AREAS = {
-  "array", -- first: help(x) for an array x shows it
-  "construct", "convert", "elementwise", "reduce", "products",
-  "shape", "index", "random", "io", "knn", "datasets", "runtime", "cuda",
-  "test",
-}
+M.AREAS = require "moonlab.help.areas"
 
 local loaded
 

@@ -17,7 +17,7 @@
 -- and a value of the wrong type names both types:
 --   zeros: option 'dtype' must be a string, not number
 -- The error points at the caller of the function that checks.
-local help = require "moonlab.help"
+local AREAS = require "moonlab.help.areas"
 
 local M = {}
 
@@ -75,17 +75,35 @@ local function test_of(t)
   end
 end
 
--- Qualified entry name -> {entry =, tests = {option name -> test}}; built
--- on the first check from every area's entries.
+-- Qualified entry name -> {names = {option names, in order}, types =
+-- {name -> type string}, tests = {name -> test}}; built on the first check
+-- from every area's entries. The areas are read without being kept
+-- (unless help has loaded them already): the help text would otherwise
+-- stay in the Lua heap, and every full collection, which large device
+-- allocations trigger (core/array.c), would walk it.
 local specs
+
+local function area_entries(name)
+  local module = "moonlab.help." .. name
+  local area = package.loaded[module]
+  if not area then area = package.preload[module](module) end
+  return area.entries
+end
+
+local NO_OPTIONS = {names = {}, types = {}, tests = {}}
 
 local function build()
   specs = {}
-  for _, area in ipairs(help.areas()) do
-    for _, e in ipairs(area.entries) do
-      local tests = {}
-      for _, o in ipairs(e.options or {}) do tests[o.name] = test_of(o.type) end
-      for _, n in ipairs(e.names) do specs[n] = {entry = e, tests = tests} end
+  for _, area in ipairs(AREAS) do
+    for _, e in ipairs(area_entries(area)) do
+      local spec = NO_OPTIONS
+      if e.options then
+        spec = {names = {}, types = {}, tests = {}}
+        for i, o in ipairs(e.options) do
+          spec.names[i], spec.types[o.name], spec.tests[o.name] = o.name, o.type, test_of(o.type)
+        end
+      end
+      for _, n in ipairs(e.names or {e.name}) do specs[n] = spec end
     end
   end
 end
@@ -132,9 +150,8 @@ function M.closest(key, names)
   return best
 end
 
-local function unknown(short, key, entry)
-  local names = {}
-  for _, o in ipairs(entry.options or {}) do names[#names + 1] = o.name end
+local function unknown(short, key, spec)
+  local names = spec.names
   local shown = type(key) == "string" and ("'%s'"):format(key)
                 or ("[%s]"):format(tostring(key))
   local hint
@@ -148,13 +165,10 @@ local function unknown(short, key, entry)
   return ("%s: unknown option %s (%s)"):format(short, shown, hint)
 end
 
-local function wrong_type(short, key, value, entry)
-  for _, o in ipairs(entry.options) do
-    if o.name == key then
-      return ("%s: option '%s' must be %s, not %s"):format(
-        short, key, M.phrase(o.type), describe(value, o.type))
-    end
-  end
+local function wrong_type(short, key, value, spec)
+  local t = spec.types[key]
+  return ("%s: option '%s' must be %s, not %s"):format(short, key, M.phrase(t),
+                                                       describe(value, t))
 end
 
 -- Raises (at level, default 3: the caller of the checking function) when
@@ -176,10 +190,10 @@ function M.check(name, opts, level)
   for key, value in next, opts do
     local test = tests[key]
     if not test then
-      error(unknown(name:match("[^.:]*$"), key, spec.entry), level)
+      error(unknown(name:match("[^.:]*$"), key, spec), level)
     end
     if not test(value) then
-      error(wrong_type(name:match("[^.:]*$"), key, value, spec.entry), level)
+      error(wrong_type(name:match("[^.:]*$"), key, value, spec), level)
     end
   end
 end

@@ -1,0 +1,8 @@
+-- The help areas, in the order of the reference; each is the module
+-- moonlab.help.<name> (a new area adds its name here).
+return {
+  "array", -- first: help(x) for an array x shows it
+  "construct", "convert", "elementwise", "reduce", "products",
+  "shape", "index", "random", "io", "knn", "datasets", "runtime", "cuda",
+  "test",
+}
