@@ -1,6 +1,7 @@
-/* Selection of the L best (key, index) pairs of a row: the one top-k engine
- * of the CUDA backend, behind topk (sort.cu) and the kNN candidate lists
- * and refinement (knn.cu).
+/* Selection of the L best (key, index) pairs of a row, for lists of any
+ * length: the kNN candidate lists and refinement (knn.cu) and topk for
+ * 32 < k <= WARP_L (sort.cu; smaller k go to WarpSelect there, which is
+ * faster on such short lists).
  *
  * A group of threads, a warp or (for lists longer than WARP_L) a block,
  * keeps the L best pairs of a row as a sorted list, two copies used in
