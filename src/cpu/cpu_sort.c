@@ -14,7 +14,7 @@
 #include "strided.h"
 
 /* Pairs a top-k buffer holds beyond 3k: room to stream between selections. */
-#define TOPK_SLACK 256
+#define TOPK_SLACK 64
 
 /* Keys a top-k row computes at a time, before it selects among them. */
 #define KEY_BLOCK 256
