@@ -10,6 +10,8 @@ import time
 import numpy as np
 import torch
 
+import peers_mixture_torch
+
 dev = "cuda"
 torch.backends.cuda.matmul.allow_tf32 = False
 
@@ -83,6 +85,8 @@ def main():
         q = torch.rand(32768, d, device=dev) * 1000 - 500
         r = torch.rand(32768, d, device=dev) * 1000 - 500
         print("knn_32768_d%d" % d, median_time(lambda a, b: knn(a, b, 20), [(q, r)], 5))
+    del q, r
+    peers_mixture_torch.main(median_time)
 
 
 main()
