@@ -4,8 +4,8 @@
  * Operands of different dtypes are converted to their promotion; both must
  * be on one device. Results are new contiguous arrays; out is an empty
  * (zeroed) array. Integer products wrap around as in NumPy. */
-#ifndef ML_LINALG_H
-#define ML_LINALG_H
+#ifndef ML_MATMUL_H
+#define ML_MATMUL_H
 
 #include "array.h"
 

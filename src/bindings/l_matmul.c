@@ -1,7 +1,7 @@
 /* Matrix products: mm mv dot outer matmul (module functions and methods).
  * dot returns a Lua number; the others return new arrays. */
 #include "../core/copy.h"
-#include "../core/linalg.h"
+#include "../core/matmul.h"
 #include "l_array.h"
 
 typedef int (*product_fn)(ml_array *out, const ml_array *a, const ml_array *b);
@@ -32,7 +32,7 @@ static int l_dot(lua_State *L) {
   return 1;
 }
 
-void l_open_linalg(lua_State *L, int module, int methods) {
+void l_open_matmul(lua_State *L, int module, int methods) {
   static const luaL_Reg fns[] = {{"matmul", l_matmul}, {"mm", l_mm},
                                  {"mv", l_mv},         {"dot", l_dot},
                                  {"outer", l_outer},   {NULL, NULL}};

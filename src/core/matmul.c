@@ -1,4 +1,4 @@
-#include "linalg.h"
+#include "matmul.h"
 
 #include <string.h>
 
