@@ -389,9 +389,9 @@ static int root_weights(ml_array *out, const ml_array *w, double sign,
 /* out[k] = x^T diag(w[k]) x, as the products of the rows of x scaled by
  * the roots of w's positive part, less those of its negative part. */
 static int weighted_gram(const ml_linalg_backend *lb, const ml_array *out,
-                         const ml_array *x, const ml_array *w) {
+                         const ml_array *x, const ml_array *w, int nonnegative) {
   ml_array xt = {0}, roots[2] = {{0}}, row = {0}, col = {0};
-  int negative = 0, rc = any_negative(w, &negative);
+  int negative = 0, rc = nonnegative ? ML_OK : any_negative(w, &negative);
   ml_dtype t = out->dtype;
   ml_matrices c = matrices(out);
   int64_t k = w->shape[0], dd = c.rows * c.cols;
@@ -417,7 +417,8 @@ static int weighted_gram(const ml_linalg_backend *lb, const ml_array *out,
   return rc;
 }
 
-int ml_gram(ml_array *out, const ml_array *x, const ml_array *w) {
+int ml_gram(ml_array *out, const ml_array *x, const ml_array *w,
+            int nonnegative) {
   const char *op = "linalg.gram";
   char s1[ML_SHAPE_STR_MAX], s2[ML_SHAPE_STR_MAX];
   const ml_linalg_backend *lb;
@@ -444,7 +445,7 @@ int ml_gram(ml_array *out, const ml_array *x, const ml_array *w) {
   else if (!rc && ml_array_numel(&r) > 0 && w) {
     int64_t wshape[2] = {shape[0], n};
     rc = ml_view_reshape(op, &w2, w, 2, wshape);
-    if (!rc) rc = weighted_gram(lb, &r, x, &w2);
+    if (!rc) rc = weighted_gram(lb, &r, x, &w2, nonnegative);
   } else if (!rc && ml_array_numel(&r) > 0) {
     ml_matrices a, c = matrices(&r);
     int trans;

@@ -42,8 +42,11 @@ int ml_cholesky_solve(ml_array *out, const ml_array *b, const ml_array *l,
 /* X^T diag(w_k) X for each row w_k of w (K x n, or a vector of n), x n x d:
  * K x d x d (or d x d; x^T x without w), through the symmetric product, so
  * that each result is symmetric to the last bit. Weights of any sign; a
- * negative one costs a second product (and one read of w's sign). */
-int ml_gram(ml_array *out, const ml_array *x, const ml_array *w);
+ * negative one costs a second product, and finding out costs one read of
+ * w from the device, unless the caller declares them nonnegative (then a
+ * negative weight counts as 0). */
+int ml_gram(ml_array *out, const ml_array *x, const ml_array *w,
+            int nonnegative);
 
 /* The eigenvalues of each symmetric n x n matrix of a, ascending, and with
  * v (NULL: values only) the eigenvectors as v's columns, reading a's lower
