@@ -98,6 +98,7 @@ local PROBES = {
   end,
   knn = function(o) return ml.knn(ml.ones(2, 2), ml.ones(3, 2), 1, o) end,
   KNNClassifier = function(o) return ml.KNNClassifier(o) end,
+  KMeans = function(o) return ml.KMeans(o) end,
   ["datasets.fashion_mnist"] = function(o) return ml.datasets.fashion_mnist(o) end,
   set_printoptions = function(o)
     local saved = ml.get_printoptions()

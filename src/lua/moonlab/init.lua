@@ -8,6 +8,7 @@ return function(ml)
     datasets = "moonlab.datasets",
     test = "moonlab.test",
     KNNClassifier = {"moonlab.knn", "KNNClassifier"},
+    KMeans = {"moonlab.kmeans", "KMeans"},
     help = {"moonlab.help", "help"},
     help_text = {"moonlab.help", "text"},
   }
