@@ -9,6 +9,7 @@ return function(ml)
     test = "moonlab.test",
     KNNClassifier = {"moonlab.knn", "KNNClassifier"},
     KMeans = {"moonlab.kmeans", "KMeans"},
+    GaussianMixture = {"moonlab.mixture", "GaussianMixture"},
     help = {"moonlab.help", "help"},
     help_text = {"moonlab.help", "text"},
   }

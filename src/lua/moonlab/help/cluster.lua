@@ -108,5 +108,175 @@ rows to their nearest centers.]],
 local km = ml.KMeans{init = {{0}, {10}}}:fit({{1}, {2}, {9}})
 print(km:score({{4}, {9}}))  --> -6.25]],
     },
+    {
+      name = "GaussianMixture",
+      usage = {"ml.GaussianMixture([opts])"},
+      doc = [[
+A mixture of K Gaussians fitted by EM, as scikit-learn's
+GaussianMixture. Each component keeps the Cholesky factor P of its
+precision (P P^T = the inverse covariance); the E-step takes every
+sample's log responsibilities through them (one matrix product for all
+components), the M-step the weights, means and covariances (reg_covar
+added to the diagonals). The lower bound is the mean log likelihood; a
+run stops when it changes by less than tol, and the run of the highest
+lower bound among n_init wins. A covariance that is not positive
+definite (samples collapsed onto a point or a subspace) is an error
+naming the component. Fitted fields: weights (K), means (K x d),
+covariances, precisions and precisions_cholesky (K x d x d for "full",
+d x d for "tied", K x d for "diag", K for "spherical"), converged,
+n_iter, lower_bound and lower_bounds (a table, one per iteration of the
+best run).]],
+      options = {
+        {name = "n_components", type = "integer", default = "1",
+         doc = "the number of components K"},
+        {name = "covariance_type", type = "string", default = '"full"',
+         doc = '"full" (one each), "tied" (one for all), "diag" '
+               .. '(diagonal ones) or "spherical" (one variance each)'},
+        {name = "tol", type = "number", default = "1e-3",
+         doc = "the change of the lower bound under which a run stops"},
+        {name = "reg_covar", type = "number", default = "1e-6",
+         doc = "added to the covariances' diagonals"},
+        {name = "max_iter", type = "integer", default = "100",
+         doc = "the most EM iterations of a run (0: the initial "
+               .. "parameters)"},
+        {name = "n_init", type = "integer", default = "1",
+         doc = "the number of runs from different initialisations"},
+        {name = "init_params", type = "string", default = '"kmeans"',
+         doc = 'the initial responsibilities: "kmeans" (ml.KMeans\'s '
+               .. 'labels), "k-means++" (its K samples), "random" or '
+               .. '"random_from_data" (K random samples)'},
+        {name = "weights_init", type = "array|table", default = "none",
+         doc = "the initial weights (K), instead of init_params's"},
+        {name = "means_init", type = "array|table", default = "none",
+         doc = "the initial means (K x d), instead of init_params's"},
+        {name = "precisions_init", type = "array|table", default = "none",
+         doc = "the initial precisions (the inverse covariances, in the "
+               .. "covariances' shape), instead of init_params's"},
+        {name = "warm_start", type = "boolean", default = "false",
+         doc = "refits start from the fitted parameters (one run)"},
+        SEED,
+        {name = "verbose", type = "integer|boolean", default = "0",
+         doc = "1: print each run's start and end, and a line every "
+               .. "verbose_interval iterations (lower bound, change, time)"},
+        {name = "verbose_interval", type = "integer", default = "10",
+         doc = "iterations between verbose lines"},
+      },
+      returns = "a new model, to fit.",
+      example = [[
+ml.seed(1)
+local X = ml.cat({ml.randn(200, 2), ml.randn(100, 2) + 8})
+local gm = ml.GaussianMixture{n_components = 2, seed = 3}:fit(X)
+print(gm.converged, gm.weights:max() > 0.66, gm.weights:max() < 0.67)
+--> true true true]],
+    },
+    {
+      name = "GaussianMixture:fit",
+      usage = {"gm:fit(X)"},
+      doc = [[
+Fits the mixture to the rows of X (n x d, n >= 2 and n >= K), setting
+the fitted fields.]],
+      returns = "gm, so that calls chain.",
+      example = [[
+local gm = ml.GaussianMixture{max_iter = 1}:fit({{0}, {2}, {4}})
+print(gm.means[{1, 1}], gm.n_iter)  --> 2.0 1]],
+    },
+    {
+      name = "GaussianMixture:fit_predict",
+      usage = {"gm:fit_predict(X)"},
+      doc = [[
+Fits the mixture to X and returns the most responsible component of
+each row after a last E-step (as gm:fit(X):predict(X) does).]],
+      returns = "an int64 array of X's rows, 1-based.",
+      example = [[
+local X = {{0}, {0.5}, {10}, {10.5}}
+local gm = ml.GaussianMixture{n_components = 2, means_init = {{0}, {10}}}
+print(gm:fit_predict(X):sum())  --> 6]],
+    },
+    {
+      name = "GaussianMixture:predict",
+      usage = {"gm:predict(X)"},
+      doc = [[The most probable component of each row of X.]],
+      returns = "an int64 array of X's rows, 1-based.",
+      example = [[
+local X = {{0}, {0.5}, {10}, {10.5}}
+local gm = ml.GaussianMixture{n_components = 2, means_init = {{0}, {10}}}
+print(gm:fit(X):predict({{9}, {1}})[1])  --> 2]],
+    },
+    {
+      name = "GaussianMixture:predict_proba",
+      usage = {"gm:predict_proba(X)"},
+      doc = [[
+The posterior probability of each component for each row of X (the
+responsibilities; each row sums to 1).]],
+      returns = "an array of X's rows x K.",
+      example = [[
+local gm = ml.GaussianMixture{n_components = 2, means_init = {{0}, {10}}}
+local p = gm:fit({{0}, {0.5}, {10}, {10.5}}):predict_proba({{5.25}})
+print(p:sum(), math.abs(p[{1, 1}] - 0.5) < 1e-9)  --> 1.0 true]],
+    },
+    {
+      name = "GaussianMixture:score_samples",
+      usage = {"gm:score_samples(X)"},
+      doc = [[The log likelihood of each row of X under the mixture.]],
+      returns = "an array of X's rows.",
+      example = [[
+local gm = ml.GaussianMixture{max_iter = 0, means_init = {{0}},
+                              precisions_init = {{{1}}}}:fit({{0}, {1}})
+print(gm:score_samples({{0}})[1] == -0.5 * math.log(2 * math.pi))  --> true]],
+    },
+    {
+      name = "GaussianMixture:score",
+      usage = {"gm:score(X)"},
+      doc = [[The mean log likelihood of the rows of X.]],
+      returns = "a number.",
+      example = [[
+local gm = ml.GaussianMixture{max_iter = 0, means_init = {{0}},
+                              precisions_init = {{{1}}}}:fit({{0}, {1}})
+print(gm:score({{1}, {-1}}) == -0.5 - 0.5 * math.log(2 * math.pi))  --> true]],
+    },
+    {
+      name = "GaussianMixture:bic",
+      usage = {"gm:bic(X)"},
+      doc = [[
+The Bayesian information criterion of the mixture on X: -2 n times the
+mean log likelihood plus the number of free parameters times log(n).]],
+      returns = "a number (lower is better).",
+      example = [[
+ml.seed(1)
+local X = ml.cat({ml.randn(100, 1), ml.randn(100, 1) + 10})
+local one = ml.GaussianMixture{n_components = 1}:fit(X)
+local two = ml.GaussianMixture{n_components = 2, seed = 1}:fit(X)
+print(two:bic(X) < one:bic(X))  --> true]],
+    },
+    {
+      name = "GaussianMixture:aic",
+      usage = {"gm:aic(X)"},
+      doc = [[
+The Akaike information criterion of the mixture on X: -2 n times the
+mean log likelihood plus twice the number of free parameters.]],
+      returns = "a number (lower is better).",
+      example = [[
+ml.seed(1)
+local X = ml.randn(50, 1)
+local gm = ml.GaussianMixture{}:fit(X)
+print(math.abs(gm:aic(X) - gm:bic(X) + 2 * math.log(50) - 4) < 1e-9)
+--> true]],
+    },
+    {
+      name = "GaussianMixture:sample",
+      usage = {"gm:sample([n])"},
+      doc = [[
+n (default 1) random samples of the fitted mixture, grouped by
+component: the components drawn by the weights, then each sample drawn
+from its Gaussian, from ml's generator (restarted on the model's seed
+when it has one).]],
+      returns = "the samples (n x d) and their components (int64, "
+                .. "1-based, ascending).",
+      example = [[
+local gm = ml.GaussianMixture{n_components = 2, means_init = {{0}, {10}},
+                              seed = 1}:fit({{0}, {0.5}, {10}, {10.5}})
+local X, comp = gm:sample(1000)
+print(X.shape[1], comp[1], comp[1000])  --> 1000 1 2]],
+    },
   },
 }
