@@ -13,25 +13,25 @@
  * environment), except for a product that asks for it (g->tf32: the kNN
  * search's ranking), computed as CUBLAS_COMPUTE_32F_FAST_TF32. One handle
  * per device, on the device's stream. */
-#include <cublas_v2.h>
-
 #include <type_traits>
 
+#include "blas.cuh"
 #include "launch.cuh"
 
-static int blas_check(cublasStatus_t st, const char *what) {
+int cuda_blas_check(cublasStatus_t st, const char *what) {
   if (st == CUBLAS_STATUS_SUCCESS) return ML_OK;
   if (st == CUBLAS_STATUS_ALLOC_FAILED)
     return ml_fail(ML_ENOMEM, "cuda: out of memory in %s", what);
   return ml_fail(ML_EDEVICE, "cuda: %s in %s", cublasGetStatusString(st), what);
 }
 
-static int blas_handle(cuda_dev *d, cublasHandle_t *out) {
+int cuda_blas_handle(cuda_dev *d, cublasHandle_t *out) {
   if (!d->blas) {
+    const char *op = "creating the cuBLAS handle";
     cublasHandle_t h;
-    int rc = blas_check(cublasCreate(&h), "gemm (creating the cuBLAS handle)");
-    if (!rc) rc = blas_check(cublasSetStream(h, d->stream), "gemm");
-    if (!rc) rc = blas_check(cublasSetMathMode(h, CUBLAS_DEFAULT_MATH), "gemm");
+    int rc = cuda_blas_check(cublasCreate(&h), op);
+    if (!rc) rc = cuda_blas_check(cublasSetStream(h, d->stream), op);
+    if (!rc) rc = cuda_blas_check(cublasSetMathMode(h, CUBLAS_DEFAULT_MATH), op);
     if (rc) return rc;
     d->blas = h;
   }
@@ -47,7 +47,7 @@ static int64_t fix_ld(int64_t ld, int64_t rows, int64_t width) {
 
 static int float_gemm(cuda_dev *d, const ml_gemm *g) {
   cublasHandle_t h;
-  int rc = blas_handle(d, &h);
+  int rc = cuda_blas_handle(d, &h);
   if (rc) return rc;
   cublasOperation_t ta = g->trans_a ? CUBLAS_OP_T : CUBLAS_OP_N;
   cublasOperation_t tb = g->trans_b ? CUBLAS_OP_T : CUBLAS_OP_N;
@@ -81,7 +81,7 @@ static int float_gemm(cuda_dev *d, const ml_gemm *g) {
                                         g->stride_b, a, lda, g->stride_a, &zero, c, ldc,
                                         g->stride_c, g->batch);
   }
-  return blas_check(st, "gemm");
+  return cuda_blas_check(st, "gemm");
 }
 
 /* Integer C = op(A) op(B), wrapping: each block computes a 16 x 16 tile of

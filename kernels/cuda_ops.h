@@ -12,6 +12,7 @@ extern "C" {
 /* Inside the C block: the core's headers have no C++ guards of their own. */
 #include "../src/core/backend.h"
 #include "../src/core/knn_backend.h"
+#include "../src/core/linalg_backend.h"
 
 /* alloc.cu */
 int cuda_alloc(int device_index, size_t nbytes, void **ptr);
@@ -64,6 +65,9 @@ int cuda_topk(const ml_array *values, const ml_array *indices,
 extern const ml_knn_backend cuda_knn_backend;
 int cuda_knn_filter(const ml_knn_filter *f);
 int cuda_knn_sample(const ml_knn_sample *s);
+
+/* linalg.cu: the linear-algebra area's table. */
+extern const ml_linalg_backend cuda_linalg_backend;
 
 /* random.cu */
 int cuda_random(ml_randkind kind, const ml_array *out, uint64_t seed,

@@ -26,7 +26,8 @@ typedef struct cuda_dev {
   /* A device word the index kernels set on a bad index, and its pinned
    * host mirror. */
   unsigned long long *flag, *flag_host;
-  void *blas; /* cublasHandle_t, made on the first gemm */
+  void *blas;   /* cublasHandle_t, made on first use (blas.cu) */
+  void *solver; /* cusolverDnHandle_t, likewise (linalg.cu) */
   /* Small elementwise operations queued on the host and how many: they
    * reach the stream as one launch. */
   struct cuda_batch *batch;

@@ -27,10 +27,12 @@ describe("backend registration", function()
 
   it("refuses an area's table with an empty entry, naming it", function()
     assert.equal("backend cpu: knn entry 'refine' is missing", lines["knn without refine"])
+    assert.equal("backend cpu: linalg entry 'gesvd' is missing", lines["linalg without gesvd"])
   end)
 
   it("takes complete tables", function()
     assert.equal("ok", lines["general complete"])
     assert.equal("ok", lines["knn complete"])
+    assert.equal("ok", lines["linalg complete"])
   end)
 end)

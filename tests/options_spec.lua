@@ -97,6 +97,20 @@ local PROBES = {
     end
   end,
   knn = function(o) return ml.knn(ml.ones(2, 2), ml.ones(3, 2), 1, o) end,
+  ["linalg.cholesky"] = function(o) return ml.linalg.cholesky(ml.eye(2), o) end,
+  ["linalg.solve_triangular"] = function(o)
+    return ml.linalg.solve_triangular(ml.eye(2), ml.ones(2), o)
+  end,
+  ["linalg.cholesky_solve"] = function(o)
+    return ml.linalg.cholesky_solve(ml.ones(2), ml.eye(2), o)
+  end,
+  ["linalg.eigh"] = function(o) return ml.linalg.eigh(ml.eye(2), o) end,
+  ["linalg.eigvalsh"] = function(o) return ml.linalg.eigvalsh(ml.eye(2), o) end,
+  ["linalg.qr"] = function(o) return ml.linalg.qr(ml.eye(2), o) end,
+  ["linalg.svd"] = function(o) return ml.linalg.svd(ml.eye(2), o) end,
+  ["linalg.lstsq"] = function(o) return ml.linalg.lstsq(ml.eye(2), ml.ones(2), o) end,
+  ["linalg.norm"] = function(o) return ml.linalg.norm(ml.eye(2), o) end,
+  cov = function(o) return ml.cov(ml.ones(2, 3), o) end,
   KNNClassifier = function(o) return ml.KNNClassifier(o) end,
   KMeans = function(o) return ml.KMeans(o) end,
   ["datasets.fashion_mnist"] = function(o) return ml.datasets.fashion_mnist(o) end,

@@ -98,6 +98,7 @@ void l_open_array(lua_State *L, int module, int methods);
 void l_open_construct(lua_State *L, int module, int methods);
 void l_open_elementwise(lua_State *L, int module, int methods);
 void l_open_reduce(lua_State *L, int module, int methods);
+void l_open_matmul(lua_State *L, int module, int methods);
 void l_open_linalg(lua_State *L, int module, int methods);
 void l_open_shape(lua_State *L, int module, int methods);
 void l_open_index(lua_State *L, int module, int methods);

@@ -165,6 +165,7 @@ int luaopen_moonlab(lua_State *L) {
   l_open_construct(L, module, methods);
   l_open_elementwise(L, module, methods);
   l_open_reduce(L, module, methods);
+  l_open_matmul(L, module, methods);
   l_open_linalg(L, module, methods);
   l_open_shape(L, module, methods);
   l_open_index(L, module, methods);

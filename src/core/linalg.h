@@ -1,28 +1,77 @@
-/* Matrix products: matmul with NumPy's semantics, and the stricter entry
- * points mm, mv, dot and outer that check their operands' dimensions.
+/* Linear algebra with numpy.linalg's and scipy.linalg's semantics:
+ * factorisations, solvers and the symmetric product, each over a stack of
+ * matrices (the last two dimensions; the ones before are batch
+ * dimensions).
  *
- * Operands of different dtypes are converted to their promotion; both must
- * be on one device. Results are new contiguous arrays; out is an empty
- * (zeroed) array. Integer products wrap around as in NumPy. */
+ * Inputs of float32 or float64 compute in that dtype; the integer dtypes
+ * compute in float64, as NumPy converts them; two operands compute in
+ * their promotion. Operands must be on one device. Results are new
+ * contiguous arrays, written into empty (zeroed) out arrays. Errors name
+ * the operation as the user calls it ("linalg.cholesky: ...") and, for a
+ * stack, the batch element that failed (1-based, C order over the batch
+ * dimensions). Empty matrices give empty results (the determinant of a
+ * 0 x 0 matrix is 1). */
 #ifndef ML_LINALG_H
 #define ML_LINALG_H
 
 #include "array.h"
 
-/* out = a @ b. Both have at least one dimension; a 1-D a is taken as a row
- * (1 x k) and a 1-D b as a column (k x 1), and the added dimension is
- * dropped from the result. Dimensions before the last two are batch
- * dimensions and broadcast. `op` names the operation in errors:
- * "matmul: shapes 2x3 and 4x5 are not aligned (3 != 4)". */
-int ml_matmul(const char *op, ml_array *out, const ml_array *a,
-              const ml_array *b);
-/* 2-D x 2-D. */
-int ml_mm(ml_array *out, const ml_array *a, const ml_array *b);
-/* 2-D x 1-D: a 1-D result. */
-int ml_mv(ml_array *out, const ml_array *a, const ml_array *b);
-/* 1-D . 1-D of one length: a 0-d result. */
-int ml_dot(ml_array *out, const ml_array *a, const ml_array *b);
-/* 1-D x 1-D: out[i][j] = a[i] * b[j]. */
-int ml_outer(ml_array *out, const ml_array *a, const ml_array *b);
+/* The Cholesky factor of each symmetric positive-definite n x n matrix of
+ * a: L lower with L L^T = A, or U upper with U^T U = A; only that
+ * triangle of a is read. A matrix that is not positive definite is an
+ * error naming the order of the leading minor that is not. */
+int ml_cholesky(ml_array *out, const ml_array *a, int upper);
+
+/* X with op(A) X = B (left) or X op(A) = B, op(A) = A or A^T (trans), A
+ * triangular, upper or lower (only that triangle read; with unit, its
+ * diagonal taken as ones). a is (..., n, n); b is (..., n, k) (left) or
+ * (..., k, n), or a vector of n; the batch dimensions broadcast. A zero on
+ * the diagonal gives inf and NaN (BLAS's trsm), not an error. */
+typedef struct {
+  int upper, trans, left, unit;
+} ml_triangular;
+int ml_solve_triangular(ml_array *out, const ml_array *a, const ml_array *b,
+                        const ml_triangular *how);
+
+/* X with A X = B for A = L L^T (or U^T U, upper) given its Cholesky factor
+ * l (..., n, n); b (..., n, k) or a vector of n (torch's argument order). */
+int ml_cholesky_solve(ml_array *out, const ml_array *b, const ml_array *l,
+                      int upper);
+
+/* X^T diag(w_k) X for each row w_k of w (K x n, or a vector of n), x n x d:
+ * K x d x d (or d x d; x^T x without w), through the symmetric product, so
+ * that each result is symmetric to the last bit. Weights of any sign; a
+ * negative one costs a second product (and one read of w's sign). */
+int ml_gram(ml_array *out, const ml_array *x, const ml_array *w);
+
+/* The eigenvalues of each symmetric n x n matrix of a, ascending, and with
+ * v (NULL: values only) the eigenvectors as v's columns, reading a's lower
+ * triangle (or upper). op names the operation ("linalg.eigh"). */
+int ml_eigh(const char *op, ml_array *w, ml_array *v, const ml_array *a,
+            int upper);
+
+/* X with A X = B through LU with partial pivoting: a (..., n, n); b (...,
+ * n, k), or a vector of n (numpy 2's rule: only a 1-D b is a vector); the
+ * batch dimensions broadcast. A singular matrix is an error naming the
+ * zero pivot. */
+int ml_solve(ml_array *out, const ml_array *a, const ml_array *b);
+/* The inverse of each n x n matrix of a, likewise. */
+int ml_inv(ml_array *out, const ml_array *a);
+/* The sign (1, -1, or 0 for a singular matrix) and the natural logarithm
+ * of the absolute value of each n x n determinant, arrays of a's batch
+ * shape; det is sign * exp(logabsdet), as NumPy computes it. */
+int ml_slogdet(ml_array *sign, ml_array *logabsdet, const ml_array *a);
+int ml_det(ml_array *out, const ml_array *a);
+
+/* The QR factorisation of each m x n matrix of a, k = min(m, n): q m x k
+ * and r k x n, or with complete q m x m and r m x n; q NULL: r only. */
+int ml_qr(ml_array *q, ml_array *r, const ml_array *a, int complete);
+
+/* The singular value decomposition A = U diag(S) Vh of each m x n matrix
+ * of a, k = min(m, n): s (..., k) descending, u (..., m, m) and vh (..., n,
+ * n) with full, else (..., m, k) and (..., k, n); u and vh NULL: values
+ * only. */
+int ml_svd(ml_array *u, ml_array *s, ml_array *vh, const ml_array *a,
+           int full);
 
 #endif

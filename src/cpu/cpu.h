@@ -4,6 +4,7 @@
 #define ML_CPU_H
 
 #include "../core/knn_backend.h"
+#include "../core/linalg_backend.h"
 
 /* Registers the CPU backend with the core (core/backends.c calls it). */
 int cpu_backend_init(void);
@@ -64,5 +65,8 @@ int cpu_random(ml_randkind kind, const ml_array *out, uint64_t seed,
 
 /* cpu_knn.c: the kNN area's table. */
 extern const ml_knn_backend cpu_knn_backend;
+
+/* cpu_linalg.c: the linear-algebra area's table. */
+extern const ml_linalg_backend cpu_linalg_backend;
 
 #endif

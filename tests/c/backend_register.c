@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../../src/core/knn_backend.h"
+#include "../../src/core/linalg_backend.h"
 
 static int stub(void) { return ML_OK; }
 
@@ -42,5 +43,13 @@ int main(void) {
   report("knn without refine", ml_knn_backend_register(ML_CPU, &k));
   fill(&k, offsetof(ml_knn_backend, tile), sizeof k);
   report("knn complete", ml_knn_backend_register(ML_CPU, &k));
+
+  ml_linalg_backend l;
+  memset(&l, 0, sizeof l);
+  fill(&l, offsetof(ml_linalg_backend, potrf), sizeof l);
+  l.gesvd = NULL;
+  report("linalg without gesvd", ml_linalg_backend_register(ML_CPU, &l));
+  fill(&l, offsetof(ml_linalg_backend, potrf), sizeof l);
+  report("linalg complete", ml_linalg_backend_register(ML_CPU, &l));
   return 0;
 }

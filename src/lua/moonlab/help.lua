@@ -20,8 +20,8 @@ local M = {}
 M.AREAS = {
   "array", -- first: help(x) for an array x shows it
   "construct", "convert", "elementwise", "reduce", "products",
-  "shape", "index", "random", "io", "knn", "cluster", "datasets", "runtime",
-  "cuda", "test",
+  "linalg", "shape", "index", "random", "io", "knn", "cluster", "datasets",
+  "runtime", "cuda", "test",
 }
 
 local loaded

@@ -13,6 +13,8 @@ return function(ml)
     help = {"moonlab.help", "help"},
     help_text = {"moonlab.help", "text"},
   }
+  -- ml.linalg's compositions and ml.cov, written in Lua
+  require("moonlab.linalg").install(ml)
   -- `fields` names what __index loads, for the shell's tab completion.
   setmetatable(ml, {
     fields = lazy,
