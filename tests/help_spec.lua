@@ -183,7 +183,8 @@ describe("ml.help", function()
     assert.equal(ml.help_text(clf.kneighbors), ml.help_text("kneighbors"))
     local none, why = ml.help_text("fit")
     assert.is_nil(none)
-    assert.equal("help: 'fit' is ambiguous: KNNClassifier:fit, KMeans:fit", why)
+    assert.equal("help: 'fit' is ambiguous: KNNClassifier:fit, KMeans:fit, "
+                 .. "GaussianMixture:fit", why)
   end)
 
   it("shows namespaces' functions and areas", function()

@@ -113,6 +113,7 @@ local PROBES = {
   cov = function(o) return ml.cov(ml.ones(2, 3), o) end,
   KNNClassifier = function(o) return ml.KNNClassifier(o) end,
   KMeans = function(o) return ml.KMeans(o) end,
+  GaussianMixture = function(o) return ml.GaussianMixture(o) end,
   ["datasets.fashion_mnist"] = function(o) return ml.datasets.fashion_mnist(o) end,
   set_printoptions = function(o)
     local saved = ml.get_printoptions()

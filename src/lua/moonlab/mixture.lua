@@ -21,17 +21,22 @@
 -- density, responsibility or covariance sees), so that the expansions
 -- below lose less to cancellation; each method shifts its own X. One EM
 -- iteration is a handful of large operations on the device (n samples,
--- d features, K components; the full case):
---   E-step  [X, 1] (n x d+1) times the stacked factors [P_k; -mu_k P_k]
---           (d+1 x Kd): one GEMM; the row norms of its K blocks of d
---           columns: one reduction; then elementwise passes and a
---           logsumexp over the n x K log densities;
---   M-step  the responsibilities' column sums (nk), and one
+-- d features, K components):
+--   E-step  full: [X, 1] (n x d+1) times the stacked factors
+--           [P_k; -mu_k P_k] (d+1 x Kd), one GEMM, then the norms of its
+--           n x K blocks of d columns, one reduction; tied: X P (one
+--           GEMM), minus each mu_k P, then the same norms; diag and
+--           spherical: [X, X^2] (n x 2d) times a 2d x K matrix, one
+--           GEMM. Then elementwise passes and a logsumexp over the n x K
+--           log densities;
+--   M-step  the responsibilities' column sums (nk), and full: one
 --           ml.linalg.gram of [X, 1] weighted by them (K x d+1 x d+1:
---           scatter, sums and counts at once); then K x d x d work:
+--           scatters, sums and counts at once); tied: resp^T X; diag and
+--           spherical: resp^T [X, X^2]; then K x d x d (or K x d) work:
 --           the covariances, their batched Cholesky factors and one
 --           batched triangular solve for the precision factors.
--- Only the lower bound is read back per iteration.
+-- Per iteration only the lower bound is read back (and what ml.linalg
+-- reads: cholesky's status, whether gram's weights are negative).
 local ml = require "moonlab"
 local check_options = require("moonlab.options").check
 local kmeans = require "moonlab.kmeans"
@@ -48,7 +53,7 @@ local INIT_PARAMS = {kmeans = true, ["k-means++"] = true, random = true,
 local LOG_2PI = math.log(2 * math.pi)
 local EPS = {float32 = 2.0 ^ -23, float64 = 2.0 ^ -52}
 
-local function nonnegative_integer(v, least)
+local function integer_at_least(v, least)
   v = math.tointeger(v)
   return v and v >= least and v
 end
@@ -59,7 +64,7 @@ local function new(_, opts)
   local self = {}
   local function integer(key, default, least)
     local v = opts[key] == nil and default or opts[key]
-    local n = nonnegative_integer(v, least)
+    local n = integer_at_least(v, least)
     if not n then
       error(("GaussianMixture: %s must be an integer >= %d (got %s)")
             :format(key, least, tostring(v)), 3)
@@ -441,8 +446,7 @@ local function fit(self, X, inits)
   local t = self.covariance_type
   local data = prepare(X, t)
   if t == "tied" then
-    data.XtX = ml.linalg.gram(data.Xc, ml.ones(1, data.n, {
-      dtype = X.dtype, device = X.device}))[1]
+    data.XtX = ml.linalg.gram(data.Xc)
   end
   local warm = self.warm_start and self.converged ~= nil
   local best
