@@ -65,12 +65,20 @@ struct solver_params {
   int make() { return solver_check(cusolverDnCreateParams(&p), "linalg"); }
 };
 
-/* Host workspace of cuSOLVER's 64-bit API (usually none). */
+/* Host workspace of cuSOLVER's 64-bit API (usually none); when there is
+ * some, the stream is drained before it is freed, in case the routine
+ * still uses it. */
 struct host_buffer {
   void *ptr = nullptr;
-  ~host_buffer() { free(ptr); }
-  int get(size_t n, const char *op) {
+  cudaStream_t stream = nullptr;
+  ~host_buffer() {
+    if (!ptr) return;
+    cudaStreamSynchronize(stream);
+    free(ptr);
+  }
+  int get(const cuda_dev *d, size_t n, const char *op) {
     if (n == 0) return ML_OK;
+    stream = d->stream;
     ptr = malloc(n);
     return ptr ? ML_OK : ml_fail(ML_ENOMEM, "%s: out of host memory", op);
   }
@@ -146,15 +154,39 @@ static int potrf_many(const context &c, const ml_matrices *a,
   return rc;
 }
 
-static int cuda_potrf(const ml_matrices *a, int upper, const ml_array *info) {
-  context c;
-  int rc = enter(a, &c);
-  if (rc) return rc;
-  cublasFillMode_t uplo = upper ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER;
-  int *dinfo = array_ptr<int>(info);
-  if (a->batch > 1)
-    return a->dtype == ML_FLOAT32 ? potrf_many<float>(c, a, uplo, dinfo)
-                                  : potrf_many<double>(c, a, uplo, dinfo);
+/* Where potrf passed a matrix, the order of the first NaN on its factor's
+ * diagonal, as LAPACK's reference potrf reports it: a warp a matrix. */
+template <class T>
+__global__ void nan_minor(const T *a, int64_t n, int64_t ld, int64_t stride, int64_t batch,
+                          int *info) {
+  int64_t b = blockIdx.x * (int64_t)(blockDim.x / 32) + threadIdx.x / 32;
+  int lane = threadIdx.x % 32;
+  if (b >= batch || info[b] != 0) return;
+  int64_t first = n;
+  for (int64_t k = lane; k < n; k += 32) {
+    T v = a[b * stride + k + k * ld];
+    if (v != v) {
+      first = k;
+      break;
+    }
+  }
+  for (int off = 16; off > 0; off /= 2) {
+    int64_t o = __shfl_down_sync(0xffffffffu, first, off);
+    first = o < first ? o : first;
+  }
+  if (lane == 0 && first < n) info[b] = (int)first + 1;
+}
+
+template <class T> static int nan_check(cuda_dev *d, const ml_matrices *a, int *info) {
+  return cuda_launch<nan_minor<T>>(d, blocks_for(a->batch, 8), 256, 0, "potrf",
+                                   (const T *)a->data, a->rows, a->ld, a->stride, a->batch,
+                                   info);
+}
+
+/* One matrix through the 64-bit API. */
+static int potrf_one(const context &c, const ml_matrices *a, cublasFillMode_t uplo,
+                     int *dinfo) {
+  int rc;
   cudaDataType t = data_type(a->dtype);
   solver_params p;
   size_t dbytes = 0, hbytes = 0;
@@ -166,12 +198,28 @@ static int cuda_potrf(const ml_matrices *a, int upper, const ml_array *info) {
                                                   a->ld, t, &dbytes, &hbytes),
                       "potrf");
   if (!rc) rc = work.get(c.d->index, dbytes, "potrf");
-  if (!rc) rc = host.get(hbytes, "potrf");
+  if (!rc) rc = host.get(c.d, hbytes, "potrf");
   if (!rc)
     rc = solver_check(cusolverDnXpotrf(c.solver, p.p, uplo, a->rows, t, a->data, a->ld, t,
                                        work.ptr, dbytes, host.ptr, hbytes, dinfo),
                       "potrf");
   return rc;
+}
+
+static int cuda_potrf(const ml_matrices *a, int upper, const ml_array *info) {
+  context c;
+  int rc = enter(a, &c);
+  if (rc) return rc;
+  cublasFillMode_t uplo = upper ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER;
+  int *dinfo = array_ptr<int>(info);
+  if (a->batch > 1)
+    rc = a->dtype == ML_FLOAT32 ? potrf_many<float>(c, a, uplo, dinfo)
+                                : potrf_many<double>(c, a, uplo, dinfo);
+  else
+    rc = potrf_one(c, a, uplo, dinfo);
+  if (rc) return rc;
+  return a->dtype == ML_FLOAT32 ? nan_check<float>(c.d, a, dinfo)
+                                : nan_check<double>(c.d, a, dinfo);
 }
 
 /* triangle ------------------------------------------------------------------ */
@@ -443,6 +491,10 @@ static int cuda_getrs(const ml_matrices *lu, const ml_array *ipiv, const ml_matr
 
 /* syevd ------------------------------------------------------------------------- */
 
+/* A stack goes to syevBatched in one call while it is within that
+ * routine's limit (n * lda * batch < 2^31 elements), which reads matrix k
+ * at k * lda * n, as the core's are packed; else, and for one matrix,
+ * syevd a matrix at a time. */
 static int cuda_syevd(const ml_matrices *a, int upper, int vectors, const ml_array *w,
                       const ml_array *info) {
   context c;
@@ -451,33 +503,36 @@ static int cuda_syevd(const ml_matrices *a, int upper, int vectors, const ml_arr
   cusolverEigMode_t jobz = vectors ? CUSOLVER_EIG_MODE_VECTOR : CUSOLVER_EIG_MODE_NOVECTOR;
   cublasFillMode_t uplo = upper ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER;
   cudaDataType t = data_type(a->dtype);
-  void *wp = ml_array_data(w);
+  int64_t n = a->rows, es = elem(a);
+  char *wp = (char *)ml_array_data(w);
   int *dinfo = array_ptr<int>(info);
+  int batched = a->batch > 1 && n * a->ld * a->batch <= INT_MAX;
   solver_params p;
   size_t dbytes = 0, hbytes = 0;
   cuda_scratch work;
   host_buffer host;
   rc = p.make();
-  /* the batched form reads matrix k at k * lda * n, as the core's are */
-  if (!rc && a->batch > 1)
-    rc = solver_check(cusolverDnXsyevBatched_bufferSize(c.solver, p.p, jobz, uplo, a->rows,
-                                                        t, a->data, a->ld, t, wp, t, &dbytes,
+  if (!rc && batched)
+    rc = solver_check(cusolverDnXsyevBatched_bufferSize(c.solver, p.p, jobz, uplo, n, t,
+                                                        a->data, a->ld, t, wp, t, &dbytes,
                                                         &hbytes, a->batch),
                       "syevd");
   else if (!rc)
-    rc = solver_check(cusolverDnXsyevd_bufferSize(c.solver, p.p, jobz, uplo, a->rows, t,
-                                                  a->data, a->ld, t, wp, t, &dbytes, &hbytes),
+    rc = solver_check(cusolverDnXsyevd_bufferSize(c.solver, p.p, jobz, uplo, n, t, a->data,
+                                                  a->ld, t, wp, t, &dbytes, &hbytes),
                       "syevd");
   if (!rc) rc = work.get(c.d->index, dbytes, "syevd");
-  if (!rc) rc = host.get(hbytes, "syevd");
-  if (!rc && a->batch > 1)
-    rc = solver_check(cusolverDnXsyevBatched(c.solver, p.p, jobz, uplo, a->rows, t, a->data,
-                                             a->ld, t, wp, t, work.ptr, dbytes, host.ptr,
-                                             hbytes, dinfo, a->batch),
-                      "syevd");
-  else if (!rc)
-    rc = solver_check(cusolverDnXsyevd(c.solver, p.p, jobz, uplo, a->rows, t, a->data, a->ld,
-                                       t, wp, t, work.ptr, dbytes, host.ptr, hbytes, dinfo),
+  if (!rc) rc = host.get(c.d, hbytes, "syevd");
+  if (!rc && batched)
+    return solver_check(cusolverDnXsyevBatched(c.solver, p.p, jobz, uplo, n, t, a->data,
+                                               a->ld, t, wp, t, work.ptr, dbytes, host.ptr,
+                                               hbytes, dinfo, a->batch),
+                        "syevd");
+  for (int64_t i = 0; !rc && i < a->batch; i++)
+    rc = solver_check(cusolverDnXsyevd(c.solver, p.p, jobz, uplo, n, t,
+                                       (char *)a->data + i * a->stride * es, a->ld, t,
+                                       wp + i * n * es, t, work.ptr, dbytes, host.ptr, hbytes,
+                                       dinfo + i),
                       "syevd");
   return rc;
 }
@@ -502,7 +557,7 @@ static int cuda_geqrf(const ml_matrices *a, const ml_array *tau) {
                       "geqrf");
   if (!rc) rc = work.get(c.d->index, dbytes, "geqrf");
   if (!rc) rc = info.get(c.d->index, sizeof(int), "geqrf");
-  if (!rc) rc = host.get(hbytes, "geqrf");
+  if (!rc) rc = host.get(c.d, hbytes, "geqrf");
   for (int64_t i = 0; !rc && i < a->batch; i++)
     rc = solver_check(cusolverDnXgeqrf(c.solver, p.p, a->rows, a->cols, t,
                                        (char *)a->data + i * a->stride * es, a->ld, t,
@@ -579,7 +634,7 @@ static int cuda_gesvd(const ml_matrices *a, const ml_array *s, const ml_matrices
                                                   &hbytes),
                       "gesvd");
   if (!rc) rc = work.get(c.d->index, dbytes, "gesvd");
-  if (!rc) rc = host.get(hbytes, "gesvd");
+  if (!rc) rc = host.get(c.d, hbytes, "gesvd");
   for (int64_t i = 0; !rc && i < a->batch; i++) {
     void *ui = u ? (char *)u->data + i * u->stride * es : nullptr;
     void *vi = vt ? (char *)vt->data + i * vt->stride * es : nullptr;

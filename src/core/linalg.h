@@ -19,7 +19,8 @@
 /* The Cholesky factor of each symmetric positive-definite n x n matrix of
  * a: L lower with L L^T = A, or U upper with U^T U = A; only that
  * triangle of a is read. A matrix that is not positive definite is an
- * error naming the order of the leading minor that is not. */
+ * error naming the order of the leading minor that is not (a NaN counts
+ * as not positive). */
 int ml_cholesky(ml_array *out, const ml_array *a, int upper);
 
 /* X with op(A) X = B (left) or X op(A) = B, op(A) = A or A^T (trans), A

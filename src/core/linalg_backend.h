@@ -32,7 +32,9 @@ typedef struct ml_linalg_backend {
    * U^T U in the upper triangle (upper) or A = L L^T in the lower one,
    * reading only that triangle and leaving the other as it was. info (int32,
    * batch) gets 0, or k > 0 when the leading minor of order k is not
-   * positive definite (LAPACK's info; that matrix then holds anything).
+   * positive definite (LAPACK's info; that matrix then holds anything),
+   * where a NaN counts as not positive, as in LAPACK's reference potrf:
+   * k is the first j whose diagonal element would be NaN.
    *
    * triangle: keeps the upper triangle (i <= j, upper) or the lower one
    * (i >= j) of each rows x cols matrix of a and sets the rest to zero.

@@ -94,6 +94,18 @@ typedef struct {
   int32_t *info;
 } potrf_job;
 
+/* The order of the first NaN on the diagonal of the factor (0: none):
+ * OpenBLAS's potrf tests ajj <= 0 alone, so a NaN goes through it. */
+static lapack_int nan_minor(const ml_matrices *a, int64_t i) {
+  for (int64_t k = 0; k < a->rows; k++) {
+    int64_t at = k + k * a->ld;
+    double v = a->dtype == ML_FLOAT32 ? ((float *)mat(a, i))[at]
+                                      : ((double *)mat(a, i))[at];
+    if (v != v) return (lapack_int)k + 1;
+  }
+  return 0;
+}
+
 static int potrf_one(const void *job, int64_t i) {
   const potrf_job *j = job;
   lapack_int n = (lapack_int)j->a->rows, lda = (lapack_int)j->a->ld, info;
@@ -102,7 +114,7 @@ static int potrf_one(const void *job, int64_t i) {
   else
     info = LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, j->uplo, n, mat(j->a, i), lda);
   if (info < 0) return info;
-  j->info[i] = info;
+  j->info[i] = info ? info : nan_minor(j->a, i);
   return 0;
 }
 

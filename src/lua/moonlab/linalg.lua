@@ -23,6 +23,15 @@ local function floats(x, like)
   return x
 end
 
+-- An error unless a and b live on one device, in the core's words, at
+-- the given level above the caller.
+local function same_device(level, name, a, b)
+  if a.device ~= b.device then
+    fail(level + 1, "%s: arrays on different devices (%s and %s); move one with :to()",
+         name, a.device, b.device)
+  end
+end
+
 -- The common float dtype of a and b.
 local function promote(a, b)
   if a.dtype == b.dtype then return a, b end
@@ -42,6 +51,7 @@ function M.lstsq(a, b, opts)
   opts = opts or {}
   a = floats(a)
   b = floats(b, a)
+  same_device(2, "linalg.lstsq", a, b)
   a, b = promote(a, b)
   if a:dim() ~= 2 then
     fail(2, "linalg.lstsq: a must be a matrix, got shape %s",
@@ -187,6 +197,7 @@ end
 -- A weights option of cov: a 1-D float array of n, checked as numpy does.
 local function weights(w, name, n, like)
   w = floats(w, like)
+  same_device(3, "cov", like, w)
   if w:dim() ~= 1 then
     fail(3, "cov: %s must be 1-D, got shape %s", name,
          w:dim() == 0 and "scalar" or table.concat(w.shape, "x"))

@@ -31,7 +31,8 @@ under upper. Only that triangle of a is read; the other triangle of the
 result is zero. A matrix that is not positive definite is an error
 naming the order of the leading minor that is not ("linalg.cholesky:
 the matrix is not positive definite (batch element 3: the leading minor
-of order 5 is not positive)").]],
+of order 5 is not positive)"); a NaN counts as not positive, as in
+LAPACK's reference potrf.]],
       options = {
         {name = "upper", type = "boolean", default = "false",
          doc = "return the upper factor U instead of L"},
@@ -138,7 +139,7 @@ The solution x of a x = b through LU with partial pivoting: a n x n, b
 n x k or a vector of n (numpy 2's rule: only a 1-D b is a vector);
 batch dimensions broadcast. A singular matrix is an error naming the
 zero pivot ("linalg.solve: the matrix is singular (batch element 2:
-U[4][4] is zero)").]],
+U[4][4] is zero)"); NaN propagates to the result.]],
       returns = "a new array of b's shape (batch dimensions broadcast).",
       example = [[
 local x = ml.linalg.solve(ml.array({{3, 1}, {1, 2}}), ml.array({9, 8}))
