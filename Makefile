@@ -125,6 +125,7 @@ demo:
 	@scripts/install-deps.sh --if-missing
 	@$(MAKE) --no-print-directory all
 	bin/moonlab scripts/demo.lua
+	bin/moonlab scripts/gmm_fashion.lua --tol 1e-2
 
 bench:
 	@scripts/install-deps.sh --if-missing

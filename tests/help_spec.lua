@@ -180,7 +180,11 @@ describe("ml.help", function()
     assert.equal("clf:predict(Q)", ml.help_text(clf.predict):match("^[^\n]*"))
     assert.equal(ml.help_text(clf.fit), ml.help_text("KNNClassifier:fit"))
     assert.equal(ml.help_text(clf.fit), ml.help_text("KNNClassifier.fit"))
-    assert.equal(ml.help_text(clf.fit), ml.help_text("fit"))
+    assert.equal(ml.help_text(clf.kneighbors), ml.help_text("kneighbors"))
+    local none, why = ml.help_text("fit")
+    assert.is_nil(none)
+    assert.equal("help: 'fit' is ambiguous: KNNClassifier:fit, KMeans:fit, "
+                 .. "GaussianMixture:fit", why)
   end)
 
   it("shows namespaces' functions and areas", function()

@@ -8,6 +8,8 @@ return function(ml)
     datasets = "moonlab.datasets",
     test = "moonlab.test",
     KNNClassifier = {"moonlab.knn", "KNNClassifier"},
+    KMeans = {"moonlab.kmeans", "KMeans"},
+    GaussianMixture = {"moonlab.mixture", "GaussianMixture"},
     help = {"moonlab.help", "help"},
     help_text = {"moonlab.help", "text"},
   }

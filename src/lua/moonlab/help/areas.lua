@@ -3,6 +3,6 @@
 return {
   "array", -- first: help(x) for an array x shows it
   "construct", "convert", "elementwise", "reduce", "products",
-  "linalg", "shape", "index", "random", "io", "knn", "datasets", "runtime",
-  "cuda", "test",
+  "linalg", "shape", "index", "random", "io", "knn", "cluster", "datasets",
+  "runtime", "cuda", "test",
 }
