@@ -161,6 +161,7 @@ extern "C" int cuda_backend_init(void) {
   b->cumsum = cuda_cumsum;
   b->gemm = cuda_gemm;
   b->index_select = cuda_index_select;
+  b->index_add = cuda_index_add;
   b->gather = cuda_gather;
   b->scatter = cuda_scatter;
   b->masked_select = cuda_masked_select;

@@ -47,6 +47,8 @@ int cuda_gemm(const ml_gemm *g);
 /* index.cu */
 int cuda_index_select(const ml_array *out, const ml_array *in, int dim,
                       const ml_array *index);
+int cuda_index_add(const ml_array *out, int dim, const ml_array *index,
+                   const ml_array *src);
 int cuda_gather(const ml_array *out, const ml_array *in, int dim,
                 const ml_array *index);
 int cuda_scatter(const ml_array *out, int dim, const ml_array *index,

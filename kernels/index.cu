@@ -1,14 +1,17 @@
-/* Indexing: index_select, gather, scatter, masked_select.
+/* Indexing: index_select, gather, scatter, masked_select, and index_add.
  *
- * CPU reference: src/cpu/cpu_index.c. These move elements, so the kernels
- * copy 1, 4 or 8 bytes whatever the dtype. Indices are 1-based int64,
+ * CPU reference: src/cpu/cpu_index.c and cpu_index_add.c. All but index_add
+ * move elements, so their kernels copy 1, 4 or 8 bytes whatever the dtype. Indices are 1-based int64,
  * negative ones counting from the end (ml_index_base0). A bad index (0,
  * above size or below -size) is skipped and its position in the index array
  * (C order) goes into the device's flag word by atomicMin; the launcher
  * reads the flag back (a synchronization, accepted for these operations)
  * and reports the first bad index in C order, with the CPU's message:
  * "gather: index 11 is out of bounds for dimension 2 with size 10". */
+#include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_select.cuh>
+
+#include <type_traits>
 
 #include "launch.cuh"
 #include "iter.cuh"
@@ -243,5 +246,125 @@ extern "C" int cuda_masked_select(const ml_array *out, const ml_array *in,
     case 1: return select_sized(d, out, (const uint8_t *)pin, m, n);
     case 4: return select_sized(d, out, (const uint32_t *)pin, m, n);
     default: return select_sized(d, out, (const uint64_t *)pin, m, n);
+  }
+}
+
+/* ---- index_add ----
+ * The m source slices are ordered by the slice of out they add to (a
+ * stable radix sort of (target, position) pairs), the first place of each
+ * target found by a binary search, and then each element of out sums its
+ * slices in the order of index, in double for floats and int64 for
+ * integers: a thread per element of out (outer x size x inner), threads
+ * of consecutive columns reading consecutive addresses. No atomics: the
+ * CPU's bits, on every run. Shapes: size and m under 2^32. */
+
+/* The 0-based targets of the index and the positions 0..m-1; a bad index
+ * is flagged and sorts last. */
+__global__ void add_targets(const int64_t *index, int64_t m, int64_t size, uint32_t *rows,
+                            uint32_t *pos, unsigned long long *flag) {
+  int64_t step = (int64_t)gridDim.x * blockDim.x;
+  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < m; i += step) {
+    uint64_t r = ml_index_base0(index[i], size);
+    if (r >= (uint64_t)size) {
+      atomicMin(flag, (unsigned long long)i);
+      r = (uint64_t)size;
+    }
+    rows[i] = (uint32_t)r;
+    pos[i] = (uint32_t)i;
+  }
+}
+
+/* start[r] = the first place of target r in the sorted rows, r <= size. */
+__global__ void add_starts(const uint32_t *rows, int64_t m, int64_t size, int64_t *start) {
+  int64_t step = (int64_t)gridDim.x * blockDim.x;
+  for (int64_t r = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; r <= size; r += step) {
+    int64_t lo = 0, hi = m;
+    while (lo < hi) {
+      int64_t mid = (lo + hi) / 2;
+      if (rows[mid] < (uint32_t)r)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    start[r] = lo;
+  }
+}
+
+template <class T>
+__global__ void add_slices(T *out, const T *src, int64_t n, int64_t size, int64_t m, int64_t inner,
+                           const int64_t *start, const uint32_t *order) {
+  using A = typename std::conditional<std::is_floating_point<T>::value, double, uint64_t>::type;
+  int64_t step = (int64_t)gridDim.x * blockDim.x;
+  for (int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; e < n; e += step) {
+    const int64_t c = e % inner, q = e / inner, r = q % size, o = q / size;
+    const int64_t t0 = start[r], t1 = start[r + 1];
+    if (t0 == t1) continue;
+    A acc = std::is_floating_point<T>::value ? A(0) : (A)(int64_t)out[e];
+    for (int64_t t = t0; t < t1; t++) {
+      T x = src[(o * m + order[t]) * inner + c];
+      acc += std::is_floating_point<T>::value ? (A)x : (A)(int64_t)x;
+    }
+    if constexpr (std::is_floating_point<T>::value)
+      out[e] = (T)((double)out[e] + acc);
+    else
+      out[e] = (T)acc;
+  }
+}
+
+template <class T>
+static int add_typed(cuda_dev *d, const ml_array *out, int dim, const ml_array *index,
+                     const ml_array *src) {
+  int64_t size = out->shape[dim], m = src->shape[dim], inner = 1, n = ml_array_numel(out);
+  for (int k = dim + 1; k < out->ndim; k++) inner *= out->shape[k];
+  if (size >= (int64_t)UINT32_MAX || m >= (int64_t)UINT32_MAX)
+    return ml_fail(ML_EINVAL, "index_add: %lld indices into %lld slices exceed the GPU's 2^32",
+                   (long long)m, (long long)size);
+  const char *op = "index_add";
+  cuda_scratch rows, pos, srows, order, start, temp;
+  int rc = rows.get(d->index, (size_t)m * 4, op);
+  if (!rc) rc = pos.get(d->index, (size_t)m * 4, op);
+  if (!rc) rc = srows.get(d->index, (size_t)m * 4, op);
+  if (!rc) rc = order.get(d->index, (size_t)m * 4, op);
+  if (!rc) rc = start.get(d->index, (size_t)(size + 1) * sizeof(int64_t), op);
+  if (!rc) rc = flag_reset(d, op);
+  if (!rc)
+    rc = cuda_launch<add_targets>(d, grid_for(m, 256, d), 256, 0, op,
+                                  array_ptr<const int64_t>(index), m, size, rows.as<uint32_t>(),
+                                  pos.as<uint32_t>(), d->flag);
+  int bits = 1;
+  while (bits < 32 && ((uint64_t)1 << bits) <= (uint64_t)size) bits++;
+  size_t bytes = 0;
+  if (!rc)
+    rc = cuda_check(cub::DeviceRadixSort::SortPairs(nullptr, bytes, rows.as<uint32_t>(),
+                                                    srows.as<uint32_t>(), pos.as<uint32_t>(),
+                                                    order.as<uint32_t>(), m, 0, bits, d->stream),
+                    op);
+  if (!rc) rc = temp.get(d->index, bytes, op);
+  if (!rc)
+    rc = cuda_check(cub::DeviceRadixSort::SortPairs(temp.ptr, bytes, rows.as<uint32_t>(),
+                                                    srows.as<uint32_t>(), pos.as<uint32_t>(),
+                                                    order.as<uint32_t>(), m, 0, bits, d->stream),
+                    op);
+  if (!rc)
+    rc = cuda_launch<add_starts>(d, grid_for(size + 1, 256, d), 256, 0, op,
+                                 srows.as<const uint32_t>(), m, size, start.as<int64_t>());
+  if (!rc)
+    rc = cuda_launch<add_slices<T>>(d, grid_for(n, 256, d), 256, 0, op, array_ptr<T>(out),
+                                    array_ptr<const T>(src), n, size, m, inner,
+                                    start.as<const int64_t>(), order.as<const uint32_t>());
+  return rc ? rc : flag_report(d, op, index, dim, size);
+}
+
+extern "C" int cuda_index_add(const ml_array *out, int dim, const ml_array *index,
+                              const ml_array *src) {
+  cuda_dev *d;
+  int rc = cuda_enter(array_device(out), &d);
+  if (rc || ml_array_numel(src) == 0) return rc;
+  switch (out->dtype) {
+    case ML_UINT8: return add_typed<uint8_t>(d, out, dim, index, src);
+    case ML_INT32: return add_typed<int32_t>(d, out, dim, index, src);
+    case ML_INT64: return add_typed<int64_t>(d, out, dim, index, src);
+    case ML_FLOAT32: return add_typed<float>(d, out, dim, index, src);
+    default: return add_typed<double>(d, out, dim, index, src);
   }
 }

@@ -1,4 +1,5 @@
 local ml = require "moonlab"
+require "moonlab.test"
 
 local function T(x) return x:totable() end
 
@@ -496,5 +497,62 @@ describe("nonzero and argwhere", function()
     assert.same(T(big:masked_select(ml.ne(big, 0))), T(big:reshape(300 * 70):index_select(1, flat)))
     assert.same(T(w[{{}, 1}]), T(r))
     assert.same(T(w[{{}, 2}]), T(c))
+  end)
+end)
+
+describe("index_add", function()
+  it("adds src's slices at the indexed slices, repeats adding up, as Torch's", function()
+    local x = ml.array({{1, 1}, {2, 2}, {3, 3}})
+    local r = x:index_add(1, {3, 1, 3, -1}, ml.array({{10, 20}, {30, 40}, {50, 60}, {1, 1}}))
+    assert.same({{31, 41}, {2, 2}, {64, 84}}, T(r))
+    assert.same({{1, 1}, {2, 2}, {3, 3}}, T(x)) -- out of place
+    assert.equal("int64", r.dtype)
+    -- along dim 2 of a 3-D array, a float src converted to x's dtype
+    local y = ml.zeros(2, 3, 2, {dtype = "float32"})
+    local s = ml.arange(1, 9):reshape(2, 2, 2)
+    assert.same({{{4, 6}, {0, 0}, {0, 0}}, {{12, 14}, {0, 0}, {0, 0}}},
+                T(y:index_add(2, {1, 1}, s)))
+    assert.same(T(ml.index_add(y, 2, {1, 1}, s)), T(y:index_add(2, {1, 1}, s)))
+  end)
+
+  it("sums floats in double and integers wrapping, in index order", function()
+    local one = ml.ones(1, {dtype = "float32"})
+    -- 1 + 2^-24 + 2^-24 is 1 in float32 arithmetic, 1 + 2^-23 in double
+    local r = one:index_add(1, {1, 1}, ml.full(2, 2^-24, {dtype = "float32"}))
+    assert.equal(1 + 2^-23, r[1])
+    local i32 = ml.full(1, 2^31 - 1, {dtype = "int32"})
+    assert.equal(-2^31 + 1, i32:index_add(1, {1, 1}, ml.ones(2, {dtype = "int32"}))[1])
+  end)
+
+  it("is a segment sum: rows summed by label equal a one-hot product", function()
+    ml.seed(3)
+    for _, dt in ipairs({"float32", "float64"}) do
+      local X = ml.randn(1001, 7, {dtype = dt})
+      local labels = ml.randint(1, 14, 1001)
+      local S = ml.zeros(13, 7, {dtype = dt}):index_add(1, labels, X)
+      local onehot = ml.eq(labels:reshape(1, 1001), ml.arange(1, 14):reshape(13, 1)):astype("float64")
+      assert.allclose(S, onehot:mm(X:astype("float64")), {rtol = 1e-6, atol = 1e-5})
+    end
+  end)
+
+  it("reads views, and takes an empty index", function()
+    local x = ml.arange(12):reshape(3, 4):astype("float64")
+    local src = ml.arange(8):reshape(4, 2):t() -- 2x4, strided
+    assert.same({{1, 6, 11, 16}, {4, 5, 6, 7}, {8, 9, 10, 11}},
+                T(x:index_add(1, {1, 1}, src)))
+    assert.same(T(x), T(x:index_add(1, {}, ml.zeros(0, 4))))
+  end)
+
+  it("names bad indices and shapes", function()
+    local x = ml.zeros(3, 2)
+    assert.has_error(function() x:index_add(1, {1, 4}, ml.ones(2, 2)) end,
+      "index_add: index 4 is out of bounds for dimension 1 with size 3")
+    assert.has_error(function() x:index_add(1, {0}, ml.ones(1, 2)) end,
+      "index_add: index 0 is out of bounds for dimension 1 with size 3")
+    assert.has_error(function() x:index_add(1, {1}, ml.ones(2, 2)) end,
+      "index_add: src of shape 2x2 does not fit an array of shape 3x2 with 1 indices along dimension 1")
+    assert.has_error(function() x:index_add(1, {7}, ml.zeros(1, 0):expand(1, 2):narrow(2, 1, 0)) end)
+    assert.has_error(function() x:index_add(1, ml.array({1.5}), ml.ones(1, 2)) end,
+      "index_add: indices must be integers, got float64")
   end)
 end)

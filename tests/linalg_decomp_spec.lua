@@ -140,6 +140,20 @@ describe("linalg identities", function()
     end
   end)
 
+  it("cholesky without check: NaN for the matrices that are not positive definite", function()
+    for _, dt in ipairs(DTYPES) do
+      local a = spd({3}, 4, dt)
+      local bad = a:clone()
+      bad[2] = -eye(4, dt)
+      local l = ml.linalg.cholesky(bad, {check = false})
+      assert.array_equal(l[1], ml.linalg.cholesky(a[1]))
+      assert.array_equal(l[3], ml.linalg.cholesky(a[3]))
+      assert.is_true(ml.isnan(l[2]):all())
+      assert.has_error(function() ml.linalg.cholesky(bad) end)
+      assert.array_equal(ml.linalg.cholesky(a), ml.linalg.cholesky(a, {check = false}))
+    end
+  end)
+
   it("cholesky_solve: A X = B from A's factor", function()
     for _, dt in ipairs(DTYPES) do
       local a = spd({2}, 6, dt)

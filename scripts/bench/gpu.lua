@@ -84,6 +84,10 @@ function M.run()
         (ml.memory().peak - base + inputs) / 2^20, inputs / 2^20)}
     c.q, c.r = nil, nil
   end
+  knn_sets = nil
+  collectgarbage()
+  require("bench.mixture").run(add, {bandwidth = bw, gemm64 = gemm_rate.float64,
+                                     gemm32 = gemm_rate.float32})
   return results, {bandwidth = bw, gemm_rate = gemm_rate.float32}
 end
 

@@ -19,15 +19,19 @@ print(("moonlab %s bench on %s (%s), %s"):format(ml.version, device, name, os.da
 print(("copy bandwidth %.1f GB/s (measured in this run); GEMM rows give their rate"):format(
   hw.bandwidth / 1e9))
 if not peer then print(peer_name .. ": " .. why) end
-print(("%-32s %11s %11s %8s %16s"):format("workload", "moonlab", peer_name, "ratio", "of floor"))
+print(("%-40s %11s %11s %8s %16s"):format("workload", "moonlab", peer_name, "ratio", "of floor"))
 for _, r in ipairs(results) do
   local p = peer and peer[r.name]
   local floor = r.floor and ("%.0f%%"):format(100 * r.floor / r.time)
     or r.rate and (r.rate >= 1e12 and ("%.1f TFLOP/s"):format(r.rate / 1e12)
                    or ("%.1f GFLOP/s"):format(r.rate / 1e9)) or "-"
-  print(("%-32s %11s %11s %8s %16s"):format(r.label, bench.format_time(r.time),
+  print(("%-40s %11s %11s %8s %16s"):format(r.label, bench.format_time(r.time),
     bench.format_time(p), p and ("%.2fx"):format(r.time / p) or "-", floor))
   if r.note then print("    " .. r.note) end
+  if p and peer[r.name .. "_iters"] then
+    print(("    %s ran %d iterations"):format(peer_name, peer[r.name .. "_iters"]))
+  end
 end
 print("ratio = moonlab time / " .. peer_name .. " time (below 1: moonlab is faster); "
-  .. "of floor = bytes moved at the copy bandwidth / moonlab time")
+  .. "of floor = bytes moved at the copy bandwidth, or arithmetic at the GEMM rate, "
+  .. "whichever is longer / moonlab time")

@@ -1,4 +1,5 @@
-/* Indexing, masks and sorting: index_select gather scatter masked_select
+/* Indexing, masks and sorting: index_select index_add gather scatter
+ * masked_select
  * masked_fill nonzero argwhere sort argsort topk. Index arguments may be
  * arrays, integers or tables of integers (1-based, negative from the end);
  * masks arrays or tables of booleans or 0/1. */
@@ -38,6 +39,17 @@ static int l_index_select(lua_State *L) {
   ml_array *index = check_index(L, 3, a);
   ml_array *r = l_newarray(L);
   l_check(L, ml_index_select(r, a, dim, index));
+  return 1;
+}
+
+/* index_add(x, dim, index, src): a copy of x with src's slices added. */
+static int l_index_add(lua_State *L) {
+  ml_array *a = l_checkarray(L, 1);
+  int dim = l_checkdim(L, 2, a->ndim, "index_add");
+  ml_array *index = check_index(L, 3, a);
+  ml_array *src = l_toarray(L, 4, a);
+  ml_array *r = l_newarray(L);
+  l_check(L, ml_index_add(r, a, dim, index, src));
   return 1;
 }
 
@@ -150,7 +162,7 @@ static int l_topk(lua_State *L) {
 
 void l_open_index(lua_State *L, int module, int methods) {
   static const luaL_Reg fns[] = {
-      {"index_select", l_index_select}, {"gather", l_gather},
+      {"index_select", l_index_select}, {"index_add", l_index_add}, {"gather", l_gather},
       {"scatter", l_scatter},           {"masked_select", l_masked_select},
       {"masked_fill", l_masked_fill},   {"nonzero", l_nonzero},
       {"argwhere", l_argwhere},         {"sort", l_sort},

@@ -49,7 +49,8 @@ static int l_cholesky(lua_State *L) {
   int opts = options(L, 1, "linalg.cholesky");
   ml_array *a = l_toarray(L, 1, NULL);
   int upper = l_optbool(L, opts, "upper", 0);
-  l_check(L, ml_cholesky(l_newarray(L), a, upper));
+  int check = l_optbool(L, opts, "check", 1);
+  l_check(L, ml_cholesky(l_newarray(L), a, upper, check));
   return 1;
 }
 

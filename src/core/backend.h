@@ -131,6 +131,15 @@ typedef struct ml_backend {
    * (1-based); out has in's shape with shape[dim] = numel(index). */
   int (*index_select)(const ml_array *out, const ml_array *in, int dim,
                       const ml_array *index);
+  /* In place: the slices of src along dim (0-based) added to those of out
+   * at index (1-D int64, 1-based or negative from the end); out, index
+   * and src contiguous, src of out's shape but numel(index) along dim and
+   * of out's dtype. For each element of out, the slices add in the order
+   * of index: integers wrap in int64, floats sum in double and round once
+   * into out (out + sum), so results are the same bits on both backends.
+   * A bad index is an error naming it, as gather's. */
+  int (*index_add)(const ml_array *out, int dim, const ml_array *index,
+                   const ml_array *src);
   /* Along dim (0-based): out[..i..] = in[..index[..i..]..]; index int64 of
    * out's shape. */
   int (*gather)(const ml_array *out, const ml_array *in, int dim,

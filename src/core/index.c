@@ -92,6 +92,44 @@ int ml_index_select(ml_array *out, const ml_array *a, int dim,
   return ml_array_commit(out, &r, rc);
 }
 
+int ml_index_add(ml_array *out, const ml_array *a, int dim,
+                 const ml_array *index, const ml_array *src) {
+  const char *op = "index_add";
+  char b1[ML_SHAPE_STR_MAX], b2[ML_SHAPE_STR_MAX];
+  const ml_backend *be;
+  int d;
+  int rc = prepare(op, a, dim, &d, index, &be);
+  if (!rc) rc = ml_check_same_device(op, a, src);
+  if (rc) return rc;
+  ml_array ix = {0}, s = {0}, r = {0};
+  rc = vector_index(op, index, &ix);
+  if (!rc) {
+    int fits = src->ndim == a->ndim;
+    for (int k = 0; fits && k < a->ndim; k++)
+      fits = src->shape[k] == (k == d ? ix.shape[0] : a->shape[k]);
+    if (!fits)
+      rc = ml_fail(ML_EINVAL, "%s: src of shape %s does not fit an array of shape %s "
+                   "with %lld indices along dimension %d", op,
+                   ml_shape_str(src->ndim, src->shape, b1, sizeof b1),
+                   ml_shape_str(a->ndim, a->shape, b2, sizeof b2),
+                   (long long)ix.shape[0], d + 1);
+  }
+  if (!rc) rc = ml_clone(&r, a);
+  if (!rc)
+    rc = src->dtype == a->dtype ? ml_contiguous(&s, src) : ml_astype(&s, src, a->dtype);
+  if (!rc && ml_array_numel(&s) == 0)
+    rc = check_unread(op, &ix, d, a->shape[d]);
+  else if (!rc) {
+    ml_array ic = {0};
+    rc = ml_contiguous(&ic, &ix);
+    if (!rc) rc = be->index_add(&r, d, &ic, &s);
+    ml_array_release(&ic);
+  }
+  ml_array_release(&ix);
+  ml_array_release(&s);
+  return ml_array_commit(out, &r, rc);
+}
+
 /* index must have a's dimensions and fit inside a outside dim. */
 static int check_fits(const char *op, const ml_array *a, int d,
                       const ml_array *index) {

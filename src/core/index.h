@@ -19,6 +19,14 @@
  * out.shape[dim] = numel(index). */
 int ml_index_select(ml_array *out, const ml_array *a, int dim,
                     const ml_array *index);
+/* out: a copy of a plus the slices of src along dim added at the slices
+ * of a that the 1-D (or 0-d) index names, as Torch's index_add (out of
+ * place): src has a's shape but numel(index) along dim and is converted to
+ * a's dtype. Repeated indices add up. The sums are exact in the order of
+ * index for integers (wrapping) and accumulate in double for floats, the
+ * same bits on every backend and every run. */
+int ml_index_add(ml_array *out, const ml_array *a, int dim,
+                 const ml_array *index, const ml_array *src);
 /* out[i][j] = a[i][index[i][j]] for dim 1 (0-based), likewise for any
  * dimension. index has a's number of dimensions and is no larger than a
  * outside dim; out takes index's shape and a's dtype. */

@@ -205,7 +205,27 @@ static int linalg_of(const ml_array *a, const ml_linalg_backend **lb) {
 
 /* Cholesky ---------------------------------------------------------------- */
 
-int ml_cholesky(ml_array *out, const ml_array *a, int upper) {
+/* NaN in the matrices of r whose info is not 0: on the device, with no
+ * read of info. */
+static int poison_failed(ml_array *r, const ml_array *info) {
+  ml_array bad = {0}, mask = {0}, nan = {0}, p = {0};
+  int64_t shape[ML_MAX_DIMS];
+  int nd = r->ndim;
+  for (int k = 0; k < nd; k++) shape[k] = k < nd - 2 ? r->shape[k] : 1;
+  int rc = ml_binary_scalar(ML_NE, &bad, info, ml_scalar_int(0), 0);
+  if (!rc) rc = ml_view_reshape("linalg.cholesky", &mask, &bad, nd, shape);
+  if (!rc) rc = ml_full(&nan, r->dtype, 0, NULL, ml_array_device(r), ml_scalar_float(NAN));
+  if (!rc) rc = ml_where(&p, &mask, &nan, r);
+  if (!rc) {
+    ml_array_release(r);
+    ml_array_move(r, &p);
+  }
+  ml_array *tmp[] = {&bad, &mask, &nan, &p};
+  for (size_t i = 0; i < sizeof tmp / sizeof *tmp; i++) ml_array_release(tmp[i]);
+  return rc;
+}
+
+int ml_cholesky(ml_array *out, const ml_array *a, int upper, int check) {
   const char *op = "linalg.cholesky";
   const ml_linalg_backend *lb;
   ml_array r = {0}, info = {0};
@@ -219,7 +239,8 @@ int ml_cholesky(ml_array *out, const ml_array *a, int upper) {
     rc = ml_array_empty(&info, ML_INT32, 1, &m.batch, m.device);
     if (!rc) rc = lb->potrf(&m, !upper, &info);
     if (!rc) rc = lb->triangle(&m, !upper);
-    if (!rc) rc = check_info(op, &info, a->ndim > 2, NOT_PD);
+    if (!rc && check) rc = check_info(op, &info, a->ndim > 2, NOT_PD);
+    if (!rc && !check) rc = poison_failed(&r, &info);
   }
   ml_array_release(&info);
   return ml_array_commit(out, &r, rc);

@@ -20,8 +20,9 @@
  * a: L lower with L L^T = A, or U upper with U^T U = A; only that
  * triangle of a is read. A matrix that is not positive definite is an
  * error naming the order of the leading minor that is not (a NaN counts
- * as not positive). */
-int ml_cholesky(ml_array *out, const ml_array *a, int upper);
+ * as not positive); without check, which saves the one read of the
+ * factorization's status from the device, its factor is NaN instead. */
+int ml_cholesky(ml_array *out, const ml_array *a, int upper, int check);
 
 /* X with op(A) X = B (left) or X op(A) = B, op(A) = A or A^T (trans), A
  * triangular, upper or lower (only that triangle read; with unit, its

@@ -46,6 +46,8 @@ int cpu_gemm(const ml_gemm *g);
 /* cpu_index.c */
 int cpu_index_select(const ml_array *out, const ml_array *in, int dim,
                      const ml_array *index);
+int cpu_index_add(const ml_array *out, int dim, const ml_array *index,
+                  const ml_array *src);
 int cpu_gather(const ml_array *out, const ml_array *in, int dim,
                const ml_array *index);
 int cpu_scatter(const ml_array *out, int dim, const ml_array *index,

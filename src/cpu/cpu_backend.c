@@ -22,6 +22,7 @@ static const ml_backend cpu_backend = {
     .cumsum = cpu_cumsum,
     .gemm = cpu_gemm,
     .index_select = cpu_index_select,
+    .index_add = cpu_index_add,
     .gather = cpu_gather,
     .scatter = cpu_scatter,
     .masked_select = cpu_masked_select,

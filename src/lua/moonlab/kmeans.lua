@@ -20,7 +20,7 @@
 --
 -- The assignment is ml.knn(X, centers, 1): exact squared distances, ties
 -- to the lower center. The new centers are per-label sums of rows
--- (segment_sums). Labels are 1-based int64.
+-- (segment_sums, by index_add). Labels are 1-based int64.
 local ml = require "moonlab"
 local check_options = require("moonlab.options").check
 
@@ -122,39 +122,12 @@ function M.seeded(seed, f, ...)
   return table.unpack(result, 2, result.n)
 end
 
--- Beyond this many elements of the n x K one-hot matrix, segment_sums
--- sorts instead.
-local ONEHOT_LIMIT = 1 << 22
-
 -- The number of rows with each label 1..K (X's dtype) and their sums
--- (K x d). Small n x K: the product of the one-hot matrix with X. Large:
--- one zero row per label is appended (so that no label is missing), the
--- rows are ordered by label (a stable sort), summed cumulatively in
--- float64 and the running sums differenced at each label's last row.
--- method "onehot" or "sort" forces one way.
-function M.segment_sums(X, labels, K, method)
-  local n, d = X:size(1), X:size(2)
-  local dev = X.device
-  local ids = ml.arange(1, K + 1, {device = dev})
-  method = method or (n * K <= ONEHOT_LIMIT and "onehot" or "sort")
-  if method == "onehot" then
-    local onehot = ml.eq(labels:reshape(n, 1), ids:reshape(1, K))
-                     :astype(X.dtype)
-    return onehot:sum(1), onehot:t():mm(X)
-  end
-  local all = ml.cat({labels, ids})
-  local order = all:argsort()
-  local last = ml.zeros(K, {dtype = "int64", device = dev})
-                 :scatter(1, all:index_select(1, order),
-                          ml.arange(1, n + K + 1, {device = dev}))
-  local rows = ml.cat({X, ml.zeros(K, d, {dtype = X.dtype, device = dev})})
-  local run = rows:index_select(1, order):astype("float64"):cumsum(1)
-               :index_select(1, last)
-  local zero = ml.zeros(1, d, {device = dev})
-  local sums = run - ml.cat({zero, run:narrow(1, 1, K - 1)})
-  local before = ml.cat({ml.zeros(1, {dtype = "int64", device = dev}),
-                         last:narrow(1, 1, K - 1)})
-  return (last - before - 1):astype(X.dtype), sums:astype(X.dtype)
+-- (K x d): segment sums by index_add, in double and in row order.
+function M.segment_sums(X, labels, K)
+  local like = {dtype = X.dtype, device = X.device}
+  local counts = ml.zeros(K, like):index_add(1, labels, ml.ones(X:size(1), like))
+  return counts, ml.zeros(K, X:size(2), like):index_add(1, labels, X)
 end
 
 -- Squared Euclidean distances (m x n) of A's rows to X's rows, from the
@@ -227,6 +200,14 @@ local function update(X, labels, d2, K)
   return ml.where(filled, centers, largest)
 end
 
+-- One Lloyd step from centers C (K x d) on the samples X: the new
+-- centers and the labels (1-based, n) that gave them.
+function M.lloyd_step(X, C)
+  local d2, index = ml.knn(X, C, 1, {metric = "sqeuclidean"})
+  local labels = index:reshape(X:size(1))
+  return update(X, labels, d2:reshape(X:size(1)), C:size(1)), labels
+end
+
 -- One run of Lloyd's algorithm from centers C on the centered samples X:
 -- labels, inertia, centers, n_iter (scikit-learn's _kmeans_single_lloyd).
 local function lloyd(X, C, max_iter, tol)
@@ -235,9 +216,8 @@ local function lloyd(X, C, max_iter, tol)
   local labels, previous, strict, n_iter
   for i = 1, max_iter do
     n_iter = i
-    local d2, index = ml.knn(X, C, 1, {metric = "sqeuclidean"})
-    labels = index:reshape(n)
-    local new = update(X, labels, d2:reshape(n), K)
+    local new
+    new, labels = M.lloyd_step(X, C)
     local shift = ((new - C) ^ 2):sum()
     C = new
     if previous and ml.eq(labels, previous):all() then

@@ -35,8 +35,11 @@
 --           spherical: resp^T [X, X^2]; then K x d x d (or K x d) work:
 --           the covariances, their batched Cholesky factors and one
 --           batched triangular solve for the precision factors.
--- Per iteration only the lower bound is read back (and what ml.linalg
--- reads: cholesky's status, whether gram's weights are negative).
+-- Per iteration only the lower bound is read back: the Cholesky factors
+-- are taken without reading their status (a covariance that is not
+-- positive definite gives NaN factors, hence a NaN lower bound, which is
+-- then diagnosed), and gram is told that the responsibilities are
+-- nonnegative.
 local ml = require "moonlab"
 local check_options = require("moonlab.options").check
 local kmeans = require "moonlab.kmeans"
@@ -143,20 +146,26 @@ end
 
 -- The Cholesky factors of the precisions of covariances cov (P with
 -- P P^T = cov^-1): (L^-1)^T for the Cholesky factor L of cov; for "diag"
--- and "spherical", 1 / sqrt(cov). Raises naming the component whose
--- covariance is not positive definite.
+-- and "spherical", 1 / sqrt(cov). A covariance that is not positive
+-- definite gives NaN factors (check_covariances names it).
 local function precision_cholesky(self, cov)
   local t = self.covariance_type
   if t == "diag" or t == "spherical" then return 1 / cov:sqrt() end
-  local ok, L = pcall(ml.linalg.cholesky, cov)
+  local L = ml.linalg.cholesky(cov, {check = false})
+  return ml.linalg.solve_triangular(L, identity(cov:size(-1), cov),
+                                    {lower = true, trans = true})
+end
+
+-- Raises naming the component whose full or tied covariance is not
+-- positive definite, if one is not.
+local function check_covariances(self, cov)
+  local ok, err = pcall(ml.linalg.cholesky, cov)
   if not ok then
-    local k = tostring(L):match("batch element (%d+)")
+    local k = tostring(err):match("batch element (%d+)")
     error(collapsed(self, k and ("the covariance of component %s is not "
                                  .. "positive definite"):format(k)
                     or "the tied covariance is not positive definite"), 0)
   end
-  return ml.linalg.solve_triangular(L, identity(cov:size(-1), cov),
-                                    {lower = true, trans = true})
 end
 
 -- Raises when a diagonal or spherical covariance is not positive (its
@@ -186,7 +195,7 @@ local function m_step(self, data, resp)
   local t = self.covariance_type
   local mu, cov
   if t == "full" then
-    local G = ml.linalg.gram(data.A, resp:t())
+    local G = ml.linalg.gram(data.A, resp:t(), {nonnegative = true})
     local S = G:narrow(2, 1, d):narrow(3, 1, d)
     mu = G:narrow(2, 1, d):select(3, d + 1) / nk:reshape(K, 1)
     local outer = mu:reshape(K, d, 1) * mu:reshape(K, 1, d)
@@ -376,29 +385,47 @@ end
 
 local function finite(v) return v == v and v > -math.huge and v < math.huge end
 
+-- Raises naming a component whose covariance has collapsed, if one has.
+local function check_params(self, params)
+  local t = self.covariance_type
+  if t == "diag" or t == "spherical" then
+    check_variances(self, params.cov)
+  else
+    check_covariances(self, params.cov)
+  end
+end
+
+-- One EM iteration: the lower bound of params (the mean log likelihood of
+-- their E-step, the one value read back) and the parameters of the
+-- M-step that follows, or nil when the bound is not finite.
+local function iterate(self, data, params)
+  local log_resp, norm = e_step(self.covariance_type, data, params)
+  local bound = norm:mean()
+  if not finite(bound) then return nil, bound end
+  local new = m_step(self, data, log_resp:exp())
+  new.weights = new.nk / new.nk:sum(1, {keepdim = true})
+  return new, bound
+end
+
 -- One EM run from params: the best parameters, the lower bounds of its
 -- iterations, whether it converged.
 local function run(self, data, params, bound, init)
-  local t = self.covariance_type
   local bounds, converged = {}, false
   if self.verbose > 0 then print(("Initialization %d"):format(init)) end
   local start = ml.clock()
   local clock = start
   for it = 1, self.max_iter do
-    local log_resp, norm = e_step(t, data, params)
     local previous = bound
-    bound = norm:mean()
-    if not finite(bound) then
-      if t == "diag" or t == "spherical" then
-        check_variances(self, params.cov)
-      end
+    local new
+    new, bound = iterate(self, data, params)
+    if not new then
+      check_params(self, params)
       error(("GaussianMixture:fit: the lower bound is %s at iteration %d: "
              .. "the data may be degenerate (use fewer components or a "
              .. "larger reg_covar, now %g)")
             :format(bound, it, self.reg_covar), 0)
     end
-    params = m_step(self, data, log_resp:exp())
-    params.weights = params.nk / params.nk:sum(1, {keepdim = true})
+    params = new
     bounds[it] = bound
     local change = bound - previous
     if self.verbose > 0 and it % self.verbose_interval == 0 then
@@ -442,12 +469,16 @@ local function current(self, data)
           P = self.precisions_cholesky, cov = self.covariances}
 end
 
+-- The data of a fit on X (prepare's, and X^T X for "tied").
+local function fit_data(self, X)
+  local data = prepare(X, self.covariance_type)
+  if self.covariance_type == "tied" then data.XtX = ml.linalg.gram(data.Xc) end
+  return data
+end
+
 local function fit(self, X, inits)
   local t = self.covariance_type
-  local data = prepare(X, t)
-  if t == "tied" then
-    data.XtX = ml.linalg.gram(data.Xc)
-  end
+  local data = fit_data(self, X)
   local warm = self.warm_start and self.converged ~= nil
   local best
   for init = 1, warm and 1 or self.n_init do
@@ -468,9 +499,7 @@ local function fit(self, X, inits)
       end
     end
   end
-  if t == "diag" or t == "spherical" then
-    check_variances(self, best.params.cov)
-  end
+  check_params(self, best.params)
   publish(self, best.params, data)
   self.converged, self.n_iter = best.converged, best.n_iter
   self.lower_bound, self.lower_bounds = best.bound, best.bounds
@@ -489,6 +518,15 @@ local function checked_fit(self, X)
   end
   local inits = checked_inits(self, X)
   return kmeans.seeded(self.seed, fit, self, X, inits)
+end
+
+-- One EM iteration of the fitted model gm on X, as fit runs them, from
+-- gm's parameters: a function that returns the lower bound, for timing
+-- an iteration (scripts/bench/mixture.lua). The parameters stay gm's.
+function M.em_step(gm, X)
+  local data = fit_data(gm, X)
+  local params = current(gm, data)
+  return function() return select(2, iterate(gm, data, params)) end
 end
 
 function GaussianMixture:fit(X)

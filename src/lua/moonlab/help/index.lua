@@ -29,6 +29,23 @@ local s = x:index_select(2, {3, 1})
 print(s[{2, 1}], s[{2, 2}], x:index_select(1, {2, 2}):sum())  --> 8 7 30]],
     },
     {
+      name = "index_add",
+      usage = {"x:index_add(dim, index, src)", "ml.index_add(x, dim, index, src)"},
+      doc = [[
+A copy of x with the slices of src along dim added to the slices of x
+at the 1-based positions in index (1-D), as Torch's index_add (out of
+place): src has x's shape but #index entries along dim; repeated
+positions add up (a segment sum: x:index_add(1, labels, rows) sums rows
+by label). Each element's terms add in the order of index, in double
+for floats (rounded once) and wrapping int64 for integers, so the
+result is the same on every device and every run.]],
+      returns = "a new array of x's shape and dtype.",
+      example = [[
+local rows = ml.array({{1, 2}, {3, 4}, {5, 6}})
+local s = ml.zeros(2, 2):index_add(1, {2, 1, 2}, rows)
+print(s[{1, 1}], s[{1, 2}], s[{2, 1}], s[{2, 2}])  --> 3.0 4.0 6.0 8.0]],
+    },
+    {
       name = "gather",
       usage = {"x:gather(dim, index)", "ml.gather(x, dim, index)"},
       doc = [=[

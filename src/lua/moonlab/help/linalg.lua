@@ -32,10 +32,14 @@ result is zero. A matrix that is not positive definite is an error
 naming the order of the leading minor that is not ("linalg.cholesky:
 the matrix is not positive definite (batch element 3: the leading minor
 of order 5 is not positive)"); a NaN counts as not positive, as in
-LAPACK's reference potrf.]],
+LAPACK's reference potrf. Finding that out reads the factorization's
+status from the device (a wait); with check = false it is not read, and
+the factor of such a matrix is all NaN instead.]],
       options = {
         {name = "upper", type = "boolean", default = "false",
          doc = "return the upper factor U instead of L"},
+        {name = "check", type = "boolean", default = "true",
+         doc = "raise for a matrix that is not positive definite"},
       },
       returns = "a new array of a's shape.",
       example = [[
