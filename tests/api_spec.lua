@@ -76,6 +76,7 @@ local CASES = {
   knn = {mat, {{{{0, 0, 0, 0}, {1, 1, 1, 1}, {2, 0, 1, 0}}, 2},
                {{{0, 0, 0, 0}, {1, 1, 1, 1}}, 1, {metric = "cosine"}}}},
   index_select = {mat, {{1, {3, 1}}, {2, ml.array({2})}}},
+  index_add = {mat, {{1, {3, 1}, ml.ones(2, 4)}, {2, {1, 1}, ml.ones(3, 2)}}},
   gather = {mat, {{2, {{1}, {2}, {4}}}}},
   scatter = {mat, {{2, {{1}, {2}, {4}}, 9}}},
   masked_select = {mat, {{{1, 0, 0, 1}}}}, masked_fill = {mat, {{{1, 0, 0, 1}, -1}}},
