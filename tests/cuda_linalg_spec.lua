@@ -164,7 +164,9 @@ describe("cuda linalg", function()
           agree(ml.linalg.inv(a:cuda()), ml.linalg.inv(a), what .. " inv", cond)
           local dg, dc = ml.linalg.det(a:cuda()), ml.linalg.det(a)
           if type(dc) == "number" then
-            assert.is_true(math.abs(dg - dc) <= 1e3 * EPS[dt] * n * math.abs(dc), what .. " det")
+            -- (float32 overflows to inf on both devices for n = 31 and 65)
+            assert.is_true(dg == dc or math.abs(dg - dc) <= 1e3 * EPS[dt] * n * math.abs(dc),
+                           what .. " det")
           else
             same(dg, dc, what .. " det", 1e3 * EPS[dt] * n, 0)
           end

@@ -86,7 +86,9 @@ describe("GaussianMixture against scikit-learn", function()
   end
 
   for _, t in ipairs(TYPES) do
-    it(("in float32 (Fashion-MNIST, %s): the lower bounds to 1e-5"):format(t),
+    -- float32 sums in another order on a GPU (cuBLAS, tree reductions)
+    -- drift a little further over the iterations than on the CPU
+    it(("in float32 (Fashion-MNIST, %s): the lower bounds to 1e-4"):format(t),
        function()
       local X = fashion()
       local gm, stem = model("fashion", t, "float32")
@@ -95,7 +97,7 @@ describe("GaussianMixture against scikit-learn", function()
       assert.equal("float32", gm.precisions_cholesky.dtype)
       assert.equal(RESULTS[stem].n_iter, gm.n_iter)
       assert.allclose(gm.lower_bounds, load(stem .. "_lower_bounds"),
-                      {rtol = 1e-5})
+                      {rtol = 1e-4})
       close(gm.means, load(stem .. "_means"), 1e-4)
     end)
   end

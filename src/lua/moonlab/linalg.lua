@@ -23,6 +23,10 @@ local function floats(x, like)
   return x
 end
 
+local function fail(level, fmt, ...)
+  error(fmt:format(...), level + 1)
+end
+
 -- An error unless a and b live on one device, in the core's words, at
 -- the given level above the caller.
 local function same_device(level, name, a, b)
@@ -36,10 +40,6 @@ end
 local function promote(a, b)
   if a.dtype == b.dtype then return a, b end
   return a:astype("float64"), b:astype("float64")
-end
-
-local function fail(level, fmt, ...)
-  error(fmt:format(...), level + 1)
 end
 
 -- lstsq ----------------------------------------------------------------
