@@ -12,6 +12,9 @@ local suite = require(on_gpu and "bench.gpu" or "bench.cpu")
 local peer_name = on_gpu and "torch" or "numpy"
 
 local results, hw = suite.run()
+-- the peer runs in another process: give it the memory moonlab cached
+collectgarbage()
+ml.empty_cache()
 local peer, why = bench.peer_times(python, "scripts/bench/peers_" .. peer_name .. ".py")
 
 local name = on_gpu and ml.cuda.device_name(0) or (io.popen("nproc"):read("l") .. " cores")
