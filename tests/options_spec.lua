@@ -98,7 +98,6 @@ local PROBES = {
   end,
   knn = function(o) return ml.knn(ml.ones(2, 2), ml.ones(3, 2), 1, o) end,
   ["linalg.cholesky"] = function(o) return ml.linalg.cholesky(ml.eye(2), o) end,
-  ["linalg.gram"] = function(o) return ml.linalg.gram(ml.eye(2), ml.ones(3, 2), o) end,
   ["linalg.solve_triangular"] = function(o)
     return ml.linalg.solve_triangular(ml.eye(2), ml.ones(2), o)
   end,

@@ -75,14 +75,10 @@ static int l_cholesky_solve(lua_State *L) {
   return 1;
 }
 
-/* gram(x [, w] [, opts]): a trailing table without [1] is the options. */
+/* gram(x): x^T x; linalg.lua's gram takes the weights and calls this. */
 static int l_gram(lua_State *L) {
-  int top = lua_gettop(L), opts = top >= 2 && l_isoptions(L, top) ? top : 0;
-  l_checkoptions(L, opts, "linalg.gram");
   ml_array *x = l_toarray(L, 1, NULL);
-  ml_array *w = top < 2 || opts == 2 || lua_isnil(L, 2) ? NULL : l_toarray(L, 2, x);
-  int nonnegative = l_optbool(L, opts, "nonnegative", 0);
-  l_check(L, ml_gram(l_newarray(L), x, w, nonnegative));
+  l_check(L, ml_gram(l_newarray(L), x));
   return 1;
 }
 

@@ -229,20 +229,27 @@ int ml_cholesky(ml_array *out, const ml_array *a, int upper, int check) {
   const char *op = "linalg.cholesky";
   const ml_linalg_backend *lb;
   ml_array r = {0}, info = {0};
+  ml_array at = {0};
   int rc = check_matrices(op, a, 1);
   if (!rc) rc = linalg_of(a, &lb);
-  if (!rc) rc = ml_astype(&r, a, float_of(a->dtype));
+  /* The backends factor the lower triangle of a column-major matrix
+   * fastest (cuSOLVER's potrf in more than twice the time for the upper):
+   * r holds A^T, which is A column-major, and its lower factor is the row-
+   * major U. L is U's transpose: the factor of A^T, copied so, as a
+   * transposed view, as PyTorch returns its factors. */
+  if (!rc && !upper) rc = ml_view_transpose(&at, a, a->ndim - 2, a->ndim - 1);
+  if (!rc) rc = ml_astype(&r, upper ? a : &at, float_of(a->dtype));
   if (!rc && ml_array_numel(&r) > 0) {
-    /* r holds A^T = A column-major; its factor in the other triangle is
-     * A's transposed */
     ml_matrices m = matrices(&r);
     rc = ml_array_empty(&info, ML_INT32, 1, &m.batch, m.device);
-    if (!rc) rc = lb->potrf(&m, !upper, &info);
-    if (!rc) rc = lb->triangle(&m, !upper);
+    if (!rc) rc = lb->potrf(&m, 0, &info);
+    if (!rc) rc = lb->triangle(&m, 0);
     if (!rc && check) rc = check_info(op, &info, a->ndim > 2, NOT_PD);
     if (!rc && !check) rc = poison_failed(&r, &info);
   }
+  if (!rc && !upper) rc = ml_view_transpose(&r, &r, r.ndim - 2, r.ndim - 1);
   ml_array_release(&info);
+  ml_array_release(&at);
   return ml_array_commit(out, &r, rc);
 }
 
@@ -364,116 +371,28 @@ static int gram_operand(ml_array *keep, ml_matrices *m, int *trans,
   return ML_OK;
 }
 
-/* c += sign * (s x)^T (s x) for the column of scales s (n x 1), through
- * the product of the scaled rows (beta: 0 for the first term, which
- * overwrites c). */
-static int scaled_syrk(const ml_linalg_backend *lb, const ml_matrices *c,
-                       const ml_array *x, const ml_array *s, double sign,
-                       double beta) {
-  ml_array y = {0};
-  int rc = ml_binary(ML_MUL, &y, x, s);
-  if (!rc) {
-    ml_matrices a = matrices(&y);
-    rc = lb->syrk(c, &a, 0, sign, beta);
-  }
-  ml_array_release(&y);
-  return rc;
-}
-
-/* Whether any element of w is negative (one read from the device). */
-static int any_negative(const ml_array *w, int *out) {
-  ml_array lt = {0}, any = {0};
-  ml_scalar v = {0};
-  int rc = ml_binary_scalar(ML_LT, &lt, w, ml_scalar_int(0), 0);
-  if (!rc) rc = ml_reduce(ML_ANY, &any, &lt, -1, 0, 0);
-  if (!rc) rc = ml_read_element(&any, 0, &v);
-  *out = (int)ml_scalar_to_int64(v);
-  ml_array_release(&lt);
-  ml_array_release(&any);
-  return rc;
-}
-
-/* sqrt(max(sign * w, 0)) in dtype t. */
-static int root_weights(ml_array *out, const ml_array *w, double sign,
-                        ml_dtype t) {
-  ml_array wt = {0}, s = {0}, p = {0};
-  int rc = ml_astype(&wt, w, t);
-  if (!rc) rc = ml_binary_scalar(ML_MUL, &s, &wt, ml_scalar_float(sign), 0);
-  if (!rc) rc = ml_binary_scalar(ML_MAXIMUM, &p, &s, ml_scalar_int(0), 0);
-  if (!rc) rc = ml_unary(ML_SQRT, out, &p);
-  ml_array_release(&wt);
-  ml_array_release(&s);
-  ml_array_release(&p);
-  return rc;
-}
-
-/* out[k] = x^T diag(w[k]) x, as the products of the rows of x scaled by
- * the roots of w's positive part, less those of its negative part. */
-static int weighted_gram(const ml_linalg_backend *lb, const ml_array *out,
-                         const ml_array *x, const ml_array *w, int nonnegative) {
-  ml_array xt = {0}, roots[2] = {{0}}, row = {0}, col = {0};
-  int negative = 0, rc = nonnegative ? ML_OK : any_negative(w, &negative);
-  ml_dtype t = out->dtype;
-  ml_matrices c = matrices(out);
-  int64_t k = w->shape[0], dd = c.rows * c.cols;
-  if (!rc) rc = x->dtype == t ? ml_contiguous(&xt, x) : ml_astype(&xt, x, t);
-  if (!rc) rc = root_weights(&roots[0], w, 1, t);
-  if (!rc && negative) rc = root_weights(&roots[1], w, -1, t);
-  c.batch = 1;
-  for (int64_t i = 0; !rc && i < k; i++) {
-    ml_matrices ci = c;
-    ci.data = (char *)c.data + i * dd * (int64_t)ml_dtype_size(t);
-    for (int part = 0; !rc && part <= negative; part++) {
-      rc = ml_view_select("linalg.gram", &row, &roots[part], 0, i);
-      if (!rc) rc = ml_view_unsqueeze(&col, &row, 1);
-      if (!rc)
-        rc = scaled_syrk(lb, &ci, &xt, &col, part ? -1 : 1, part ? 1 : 0);
-      ml_array_release(&row);
-      ml_array_release(&col);
-    }
-  }
-  ml_array_release(&xt);
-  ml_array_release(&roots[0]);
-  ml_array_release(&roots[1]);
-  return rc;
-}
-
-int ml_gram(ml_array *out, const ml_array *x, const ml_array *w,
-            int nonnegative) {
+int ml_gram(ml_array *out, const ml_array *x) {
   const char *op = "linalg.gram";
-  char s1[ML_SHAPE_STR_MAX], s2[ML_SHAPE_STR_MAX];
+  char s1[ML_SHAPE_STR_MAX];
   const ml_linalg_backend *lb;
   if (x->ndim != 2)
     return ml_fail(ML_EINVAL, "%s: x must be a matrix (n x d), got shape %s",
                    op, ml_shape_str(x->ndim, x->shape, s1, sizeof s1));
-  int64_t n = x->shape[0], d = x->shape[1];
-  if (w && (w->ndim < 1 || w->ndim > 2 || w->shape[w->ndim - 1] != n))
-    return ml_fail(ML_EINVAL, "%s: weights of shape %s do not fit x of shape %s (expected K x %lld or %lld)",
-                   op, ml_shape_str(w->ndim, w->shape, s1, sizeof s1),
-                   ml_shape_str(x->ndim, x->shape, s2, sizeof s2),
-                   (long long)n, (long long)n);
-  int rc = w ? ml_check_same_device(op, x, w) : ML_OK;
-  if (!rc) rc = linalg_of(x, &lb);
+  int rc = linalg_of(x, &lb);
   if (rc) return rc;
-  ml_dtype t = float_of(w ? ml_dtype_promote(x->dtype, w->dtype) : x->dtype);
-  int64_t shape[3] = {w && w->ndim == 2 ? w->shape[0] : 1, d, d};
-  int stacked = w && w->ndim == 2;
-  ml_array r = {0}, w2 = {0}, keep = {0};
-  rc = ml_array_empty(&r, t, stacked ? 3 : 2, stacked ? shape : shape + 1,
-                       ml_array_device(x));
-  if (!rc && ml_array_numel(&r) > 0 && n == 0)
+  ml_dtype t = float_of(x->dtype);
+  int64_t d = x->shape[1];
+  int64_t shape[2] = {d, d};
+  ml_array r = {0}, keep = {0};
+  rc = ml_array_empty(&r, t, 2, shape, ml_array_device(x));
+  if (!rc && ml_array_numel(&r) > 0 && x->shape[0] == 0)
     rc = ml_fill(op, &r, ml_scalar_int(0));
-  else if (!rc && ml_array_numel(&r) > 0 && w) {
-    int64_t wshape[2] = {shape[0], n};
-    rc = ml_view_reshape(op, &w2, w, 2, wshape);
-    if (!rc) rc = weighted_gram(lb, &r, x, &w2, nonnegative);
-  } else if (!rc && ml_array_numel(&r) > 0) {
+  else if (!rc && ml_array_numel(&r) > 0) {
     ml_matrices a, c = matrices(&r);
     int trans;
     rc = gram_operand(&keep, &a, &trans, x, t);
     if (!rc) rc = lb->syrk(&c, &a, trans, 1, 0);
   }
-  ml_array_release(&w2);
   ml_array_release(&keep);
   return ml_array_commit(out, &r, rc);
 }

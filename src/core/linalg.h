@@ -21,7 +21,9 @@
  * triangle of a is read. A matrix that is not positive definite is an
  * error naming the order of the leading minor that is not (a NaN counts
  * as not positive); without check, which saves the one read of the
- * factorization's status from the device, its factor is NaN instead. */
+ * factorization's status from the device, its factor is NaN instead. L
+ * comes as the transposed view of a contiguous array (each matrix in
+ * column-major order, as PyTorch returns it), U contiguous. */
 int ml_cholesky(ml_array *out, const ml_array *a, int upper, int check);
 
 /* X with op(A) X = B (left) or X op(A) = B, op(A) = A or A^T (trans), A
@@ -40,14 +42,10 @@ int ml_solve_triangular(ml_array *out, const ml_array *a, const ml_array *b,
 int ml_cholesky_solve(ml_array *out, const ml_array *b, const ml_array *l,
                       int upper);
 
-/* X^T diag(w_k) X for each row w_k of w (K x n, or a vector of n), x n x d:
- * K x d x d (or d x d; x^T x without w), through the symmetric product, so
- * that each result is symmetric to the last bit. Weights of any sign; a
- * negative one costs a second product, and finding out costs one read of
- * w from the device, unless the caller declares them nonnegative (then a
- * negative weight counts as 0). */
-int ml_gram(ml_array *out, const ml_array *x, const ml_array *w,
-            int nonnegative);
+/* x^T x (d x d) for x n x d, through the symmetric product, so that it is
+ * symmetric to the last bit. (The weighted scatters of ml.linalg.gram are
+ * products of blocks, in Lua: src/lua/moonlab/linalg.lua.) */
+int ml_gram(ml_array *out, const ml_array *x);
 
 /* The eigenvalues of each symmetric n x n matrix of a, ascending, and with
  * v (NULL: values only) the eigenvectors as v's columns, reading a's lower

@@ -38,8 +38,7 @@
 -- Per iteration only the lower bound is read back: the Cholesky factors
 -- are taken without reading their status (a covariance that is not
 -- positive definite gives NaN factors, hence a NaN lower bound, which is
--- then diagnosed), and gram is told that the responsibilities are
--- nonnegative.
+-- then diagnosed).
 local ml = require "moonlab"
 local check_options = require("moonlab.options").check
 local kmeans = require "moonlab.kmeans"
@@ -195,7 +194,7 @@ local function m_step(self, data, resp)
   local t = self.covariance_type
   local mu, cov
   if t == "full" then
-    local G = ml.linalg.gram(data.A, resp:t(), {nonnegative = true})
+    local G = ml.linalg.gram(data.A, resp:t())
     local S = G:narrow(2, 1, d):narrow(3, 1, d)
     mu = G:narrow(2, 1, d):select(3, d + 1) / nk:reshape(K, 1)
     local outer = mu:reshape(K, d, 1) * mu:reshape(K, 1, d)

@@ -94,20 +94,16 @@ print(("%.6f %.6f"):format(x[{1}], x[{2}]))  --> 1.000000 2.000000]],
     },
     {
       name = "linalg.gram",
-      usage = {"ml.linalg.gram(x [, w] [, opts])"},
+      usage = {"ml.linalg.gram(x [, w])"},
       doc = [[
 The weighted scatter x^T diag(w_k) x for each row w_k of the K x n
-weights w (any real values), x n x d: K x d x d, or d x d for a vector w
-and for x^T x without w. Computed as the symmetric product (syrk) of x's
-rows scaled by the roots of the weights, so that each result is
-symmetric to the last bit; negative weights cost a second product, and
-reading whether there are any costs one wait for the device, which
-nonnegative = true saves.]],
-      options = {
-        {name = "nonnegative", type = "boolean", default = "false",
-         doc = "the weights are known to be >= 0: no read of their signs "
-               .. "(a negative weight then counts as 0)"},
-      },
+weights w (any real values), x n x d: K x d x d, or d x d for a vector w;
+x^T x without w. x^T x is the symmetric product (syrk); the weighted
+scatters are products of x's column blocks, scaled by all K rows of w at
+once, with the columns before them: the lower block triangle of every
+result in one GEMM a block, about 9/16 of a full product each. Each
+result is symmetric to the last bit, and nothing is read back from the
+device.]],
       returns = "a new K x d x d array (d x d without w or for a vector w).",
       example = [[
 local x = ml.array({{1, 2}, {3, 4}})
