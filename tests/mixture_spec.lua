@@ -115,12 +115,7 @@ local function groups()
   return X:index_select(1, perm), truth:index_select(1, perm)
 end
 
--- Whether each component holds exactly one group.
-local function pure(labels, truth)
-  local codes = (labels - 1) * 3 + truth
-  local distinct = ml.ones(9, {dtype = "int64"}):scatter(1, codes, 0)
-  return 9 - distinct:sum() == 3
-end
+local pure = require("tests.helpers.clusters").pure
 
 describe("GaussianMixture fits", function()
   local X, truth = groups()
