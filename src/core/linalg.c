@@ -281,6 +281,20 @@ static int solve_operand(const char *op, ml_array *out, const ml_array *a,
   return rc;
 }
 
+/* The checks of a system a x = b: square matrices a, b with dimensions,
+ * one device; the backend's table into *lb. */
+static int check_system(const char *op, const ml_array *a, const ml_array *b,
+                        const ml_linalg_backend **lb) {
+  char s[ML_SHAPE_STR_MAX];
+  int rc = check_matrices(op, a, 1);
+  if (!rc) rc = ml_check_same_device(op, a, b);
+  if (!rc) rc = linalg_of(a, lb);
+  if (!rc && b->ndim == 0)
+    rc = ml_fail(ML_EINVAL, "%s: b must be a vector or matrices, got shape %s",
+                 op, ml_shape_str(b->ndim, b->shape, s, sizeof s));
+  return rc;
+}
+
 /* X with op(A) X = B (left) or X op(A) = B through the steps in turn (A
  * triangular), for solve_triangular and cholesky_solve; b_first: the user
  * passed b first, as messages show them. */
@@ -288,14 +302,8 @@ static int triangular(const char *op, ml_array *out, const ml_array *a,
                       const ml_array *b, int b_first, int left, int unit,
                       const solve_step *steps, int nsteps) {
   const ml_linalg_backend *lb;
-  char s[ML_SHAPE_STR_MAX];
-  int rc = check_matrices(op, a, 1);
-  if (!rc) rc = ml_check_same_device(op, a, b);
-  if (!rc) rc = linalg_of(a, &lb);
+  int rc = check_system(op, a, b, &lb);
   if (rc) return rc;
-  if (b->ndim == 0)
-    return ml_fail(ML_EINVAL, "%s: b must be a vector or matrices, got shape %s",
-                   op, ml_shape_str(b->ndim, b->shape, s, sizeof s));
   ml_array bm = {0}, am = {0}, x = {0};
   int vector = b->ndim == 1, nb;
   int64_t n = cols_of(a), shape[ML_MAX_DIMS];
@@ -465,14 +473,8 @@ static int lu_solve(const ml_linalg_backend *lb, const lu_factors *f,
 int ml_solve(ml_array *out, const ml_array *a, const ml_array *b) {
   const char *op = "linalg.solve";
   const ml_linalg_backend *lb;
-  char s[ML_SHAPE_STR_MAX];
-  int rc = check_matrices(op, a, 1);
-  if (!rc) rc = ml_check_same_device(op, a, b);
-  if (!rc) rc = linalg_of(a, &lb);
+  int rc = check_system(op, a, b, &lb);
   if (rc) return rc;
-  if (b->ndim == 0)
-    return ml_fail(ML_EINVAL, "%s: b must be a vector or matrices, got shape %s",
-                   op, ml_shape_str(b->ndim, b->shape, s, sizeof s));
   lu_factors f = {{0}, {0}, {0}};
   ml_array bm = {0}, ae = {0}, be = {0}, xc = {0}, x = {0};
   int vector = b->ndim == 1, nb;
