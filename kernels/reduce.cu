@@ -14,9 +14,11 @@
  * A block of 256 threads is RX groups of RY threads; each group reduces a
  * row (RY lanes interleaved along the row, then a tree in shared memory).
  * - inner (the row is contiguous, or nothing better): RY lanes are
- *   consecutive threads, RY = the power of two <= min(len, 256): a block
- *   per long row, a warp per medium row, several rows per warp for short
- *   ones. A contiguous row is read with 16-byte loads.
+ *   consecutive threads, RY = the power of two <= min(len / 4V, 256) (at
+ *   least 1), V the elements of a 16-byte load, so that every lane has
+ *   four loads or more before the tree: a block per long row, a warp or
+ *   less per medium row, several rows per warp for short ones. A
+ *   contiguous row is read with 16-byte loads.
  * - outer (rows are adjacent in memory, the reduced dimension strided, as
  *   in a column sum): consecutive threads take consecutive rows (RX = 32,
  *   RY = 8), so every load instruction reads consecutive addresses.
@@ -308,8 +310,9 @@ static int launch_rows(cuda_dev *d, const reduction &rd, const Iter<2> &rows,
     g.ry = rd.len < 8 ? 1 : 8;
     g.rx = BLOCK / g.ry;
   } else {
+    const int64_t v = sizeof(typename R::In) <= 16 ? 16 / sizeof(typename R::In) : 1;
     g.jfast = 1;
-    g.ry = pow2_floor(rd.len, BLOCK);
+    g.ry = pow2_floor(rd.len / (4 * v), BLOCK);
     g.rx = BLOCK / g.ry;
   }
   int64_t row_blocks = (rd.nrows + g.rx - 1) / g.rx;
