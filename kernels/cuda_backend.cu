@@ -159,6 +159,7 @@ extern "C" int cuda_backend_init(void) {
   b->where = cuda_where;
   b->reduce = cuda_reduce;
   b->cumsum = cuda_cumsum;
+  b->softmax = cuda_softmax;
   b->gemm = cuda_gemm;
   b->index_select = cuda_index_select;
   b->index_add = cuda_index_add;

@@ -41,6 +41,10 @@ int cuda_reduce(ml_redop op, const ml_array *out, const ml_array *in,
                 int64_t ddof);
 int cuda_cumsum(const ml_array *out, const ml_array *in);
 
+/* softmax.cu */
+int cuda_softmax(const ml_array *out, const ml_array *lse, const ml_array *in,
+                 int logs);
+
 /* blas.cu */
 int cuda_gemm(const ml_gemm *g);
 

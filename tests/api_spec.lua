@@ -63,6 +63,7 @@ local CASES = {
   var = {mat, {{}, {1, {ddof = 1}}}}, std = {mat, {{}, {2}}},
   norm = {mat, {{}, {1, {p = 1}}, {{p = inf}}}}, logsumexp = {mat, {{}, {2}}},
   any = {mat, {{}, {1}}}, all = {mat, {{}, {2}}}, cumsum = {mat, {{}, {1}, {2}}},
+  softmax = {mat, {{}, {1}}}, log_softmax = {mat, {{}, {2}}},
   astype = {mat, {{"int32"}, {"uint8"}}}, totable = {mat, {{}}}, item = {one, {{}}},
   to = {mat, {{"cpu"}, {"float32"}}}, cpu = {mat, {{}}},
   clone = {mat, {{}}}, contiguous = {mat, {{}}}, fill = {mat, {{3}}},

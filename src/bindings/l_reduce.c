@@ -23,6 +23,9 @@
  *   x:cumsum(dim)            running sums along dim, x's shape; without dim
  *                            a 1-D array scans its only dimension and an N-D
  *                            one is flattened first (NumPy)
+ *   x:softmax([dim])         exp(x - logsumexp) along dim (default the last),
+ *   x:log_softmax([dim])     or x - logsumexp; x's shape, then as a second
+ *                            result the logsumexp along dim, kept with size 1
  *
  * dtypes: sum, prod and cumsum of integers give int64; mean, var, std,
  * norm and logsumexp of integers give float64; floats keep their dtype
@@ -137,6 +140,20 @@ static int l_cumsum(lua_State *L) {
   return 1;
 }
 
+static int softmax(lua_State *L, int logs) {
+  const char *name = logs ? "log_softmax" : "softmax";
+  ml_array *a = l_toarray(L, 1, NULL);
+  int nd = a->ndim ? a->ndim : 1;
+  int dim = lua_isnoneornil(L, 2) ? -1 : l_checkdim(L, 2, nd, name);
+  if (lua_gettop(L) > 2) return luaL_error(L, "%s: takes (x [, dim])", name);
+  ml_array *r = l_newarray(L), *lse = l_newarray(L);
+  l_check(L, ml_softmax(r, lse, a, dim, logs));
+  return 2;
+}
+
+static int l_softmax(lua_State *L) { return softmax(L, 0); }
+static int l_log_softmax(lua_State *L) { return softmax(L, 1); }
+
 void l_open_reduce(lua_State *L, int module, int methods) {
   static const luaL_Reg fns[] = {
       {"sum", l_sum},         {"mean", l_mean},     {"prod", l_prod},
@@ -144,6 +161,7 @@ void l_open_reduce(lua_State *L, int module, int methods) {
       {"argmax", l_argmax},   {"var", l_var},       {"std", l_std},
       {"norm", l_norm},       {"logsumexp", l_logsumexp},
       {"cumsum", l_cumsum},   {"any", l_any},       {"all", l_all},
+      {"softmax", l_softmax}, {"log_softmax", l_log_softmax},
       {NULL, NULL}};
   l_setfuncs(L, module, fns);
   l_setfuncs(L, methods, fns);

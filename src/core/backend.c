@@ -15,7 +15,7 @@ static const char *const entries[] = {
     "alloc",  "free",          "memory",     "empty_cache", "device_name",
     "upload", "download",      "synchronize", "copy",       "fill",
     "iota",   "unary",         "binary",     "binary_scalar", "where",
-    "reduce", "cumsum",        "gemm",       "index_select", "index_add",
+    "reduce", "cumsum",        "softmax",    "gemm",       "index_select", "index_add",
     "gather",
     "scatter", "masked_select", "sort",      "topk",        "random"};
 

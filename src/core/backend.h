@@ -124,6 +124,15 @@ typedef struct ml_backend {
   /* Cumulative sum along the last dimension; out same shape as in, dtype
    * of in (float) or int64 (integer in). */
   int (*cumsum)(const ml_array *out, const ml_array *in);
+  /* Along the last dimension of in (float, contiguous; out contiguous of
+   * its shape and dtype, lse contiguous of its shape but the last): lse =
+   * the row's logsumexp as reduce's LOGSUMEXP computes it (the maximum c,
+   * NaN if any element is NaN, then c + log(s) with s the sum in double
+   * of exp(x - c), or c when c is not finite), rounded to the dtype; then
+   * out = x - lse (logs) or exp(x - lse). The exponentials are taken in
+   * the dtype (float32: expf), sums in any fixed order. */
+  int (*softmax)(const ml_array *out, const ml_array *lse,
+                 const ml_array *in, int logs);
 
   int (*gemm)(const ml_gemm *g);
 

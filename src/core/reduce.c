@@ -121,3 +121,55 @@ int ml_cumsum(ml_array *out, const ml_array *a, int dim) {
   ml_array_release(&in);
   return ml_array_commit(out, &r, rc);
 }
+
+/* dim back in place of the last dimension of r (move_last's inverse). */
+static int move_back(const char *name, ml_array *out, const ml_array *r,
+                     int dim) {
+  int perm[ML_MAX_DIMS], nd = r->ndim;
+  for (int d = 0; d < nd; d++)
+    perm[d] = d < dim ? d : d == dim ? nd - 1 : d - 1;
+  ml_array v = {0};
+  int rc = ml_view_permute(name, &v, r, perm);
+  if (!rc) rc = ml_contiguous(out, &v);
+  ml_array_release(&v);
+  return rc;
+}
+
+int ml_softmax(ml_array *out, ml_array *lse, const ml_array *a, int dim,
+               int logs) {
+  const char *name = logs ? "log_softmax" : "softmax";
+  const ml_backend *be;
+  int rc = ml_backend_get(ml_array_device(a), &be);
+  if (rc) return rc;
+  int64_t one = 1;
+  ml_array src = {0}, mv = {0}, in = {0}, r = {0}, l = {0}, res = {0};
+  if (!ml_dtype_is_float(a->dtype))
+    rc = ml_astype(&src, a, ML_FLOAT64);
+  else
+    ml_array_share(&src, a);
+  if (!rc && a->ndim == 0) rc = ml_view_reshape(name, &src, &src, 1, &one);
+  if (!rc) rc = check_dim(name, &src, dim < 0 ? src.ndim - 1 : dim);
+  int d = dim < 0 ? src.ndim - 1 : dim;
+  if (!rc) rc = move_last(name, &mv, &src, d);
+  if (!rc) rc = ml_contiguous(&in, &mv);
+  if (!rc) rc = ml_array_empty(&r, in.dtype, in.ndim, in.shape,
+                               ml_array_device(a));
+  if (!rc) rc = ml_array_empty(&l, in.dtype, in.ndim - 1, in.shape,
+                               ml_array_device(a));
+  if (!rc) rc = be->softmax(&r, &l, &in, logs);
+  if (!rc && d != src.ndim - 1) rc = move_back(name, &res, &r, d);
+  else if (!rc) ml_array_share(&res, &r);
+  if (!rc) rc = ml_view_unsqueeze(&l, &l, d);
+  if (!rc && a->ndim == 0) rc = ml_view_reshape(name, &res, &res, 0, NULL);
+  if (!rc && a->ndim == 0) rc = ml_view_reshape(name, &l, &l, 0, NULL);
+  ml_array_release(&src);
+  ml_array_release(&mv);
+  ml_array_release(&in);
+  ml_array_release(&r);
+  if (!rc && lse) {
+    ml_array_release(lse);
+    ml_array_move(lse, &l);
+  }
+  ml_array_release(&l);
+  return ml_array_commit(out, &res, rc);
+}

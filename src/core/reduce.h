@@ -23,4 +23,11 @@ int ml_reduce(ml_redop op, ml_array *out, const ml_array *a, int dim,
  * accumulates in double); integers give int64. */
 int ml_cumsum(ml_array *out, const ml_array *a, int dim);
 
+/* out = the softmax of a along dim (0-based; -1: the last), or its log
+ * (logs), of a's shape; lse (unless NULL) = the logsumexp along dim, kept
+ * with size 1. Floats keep their dtype, integers give float64; a 0-d a
+ * counts as one element. */
+int ml_softmax(ml_array *out, ml_array *lse, const ml_array *a, int dim,
+               int logs);
+
 #endif

@@ -40,6 +40,10 @@ int cpu_reduce(ml_redop op, const ml_array *out, const ml_array *in,
 /* cpu_cumsum.c */
 int cpu_cumsum(const ml_array *out, const ml_array *in);
 
+/* cpu_softmax.c */
+int cpu_softmax(const ml_array *out, const ml_array *lse, const ml_array *in,
+                int logs);
+
 /* cpu_blas.c */
 int cpu_gemm(const ml_gemm *g);
 

@@ -20,6 +20,7 @@ static const ml_backend cpu_backend = {
     .where = cpu_where,
     .reduce = cpu_reduce,
     .cumsum = cpu_cumsum,
+    .softmax = cpu_softmax,
     .gemm = cpu_gemm,
     .index_select = cpu_index_select,
     .index_add = cpu_index_add,

@@ -149,6 +149,26 @@ print(ml.array({0, 0}):logsumexp())  --> 0.69314718055995
 print(ml.array({1000, 1000}):logsumexp())  --> 1000.6931471806]],
     },
     {
+      names = {"softmax", "log_softmax"},
+      usage = {
+        "x:softmax([dim])", "ml.softmax(x [, dim])",
+        "x:log_softmax([dim])", "ml.log_softmax(x [, dim])",
+      },
+      doc = [[
+exp(x - lse) (softmax) or x - lse (log_softmax) along dim, the last by
+default (PyTorch's dim=-1), where lse is the logsumexp along dim, so
+that neither overflows. One pass over memory on a GPU. The second result
+is lse itself, kept with size 1 along dim: a mixture's E-step needs both.
+A row holding NaN gives NaN; a row of -inf gives NaN (as PyTorch). Integers
+give float64; float32 takes its exponentials in float32 and sums them in
+double.]],
+      returns = "an array of x's shape, then the logsumexp along dim.",
+      example = [[
+local p, lse = ml.array({1, 2, 3}):softmax()
+print(p[3], lse[1])  --> 0.66524095577482 3.4076059644444
+print(ml.log_softmax(ml.array({{0, 0}}), 2)[1][1])  --> -0.69314718055995]],
+    },
+    {
       names = {"any", "all"},
       usage = {
         "x:any([dim] [, opts])", "ml.any(x [, dim] [, opts])",
