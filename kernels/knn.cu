@@ -24,10 +24,13 @@
  * refine: a warp (a block when k > WARP_L) a query row; each thread
  * computes the exact keys of its candidates, and the group selects the k
  * best and checks the error bound; short filtered lists go through
- * knn_refine_short's warp minima instead. */
+ * knn_refine_short's warp minima instead.
+ *
+ * bounded: below. */
 #include <math.h>
 
 #include "launch.cuh"
+#include "map.cuh"
 #include "scratch.cuh"
 #include "select.cuh"
 
@@ -504,4 +507,168 @@ static int knn_refine(const ml_knn_refine *r) {
   return r->queries->dtype == ML_FLOAT32 ? refine_typed<float>(d, r) : refine_typed<double>(d, r);
 }
 
-const ml_knn_backend cuda_knn_backend = {1, knn_tile, knn_refine, cuda_knn_filter, cuda_knn_sample};
+/* ---- knn_bounded ----
+ * cuBLAS writes the dot products to the work block as for tile; then a
+ * warp a row, in chunks of BCH vectors a lane (16-byte loads where the
+ * rows allow, all of a chunk's loads in flight at once): each lane keeps
+ * the k smallest of its fast keys in registers (sorted, by insertion), k
+ * rounds of a warp minimum take the row's k-th smallest M, and a second
+ * sweep keeps the pairs under the limit, placed by ballot. A row of one
+ * chunk (up to 1024 float32 references) is read once: its keys stay in
+ * registers for the second sweep. */
+
+template <class T> struct BoundedArgs {
+  ml_knn_metric metric;
+  int64_t mt, n, c;
+  int k;
+  const T *work, *qaux, *raux;
+  const int64_t *self;
+  const double *bound;
+  T *limit, *keys;
+  int64_t *index, *count;
+};
+
+#define BK ML_KNN_BOUNDED_MAX_K
+#define BCH 8
+
+/* x into the sorted k smallest of best (k <= BK). */
+template <class T> __device__ __forceinline__ void bounded_insert(T (&best)[BK], int k, T x) {
+  if (!(x < best[k - 1])) return;
+#pragma unroll
+  for (int s = BK - 1; s >= 0; s--) {
+    if (s >= k) continue;
+    const T prev = s > 0 ? best[s - 1] : T(-INFINITY);
+    if (prev > x)
+      best[s] = prev;
+    else if (best[s] > x)
+      best[s] = x;
+  }
+}
+
+/* The fast keys of chunk c0 of the row into v (references past n: +inf). */
+template <class T, int V>
+__device__ __forceinline__ void bounded_chunk(const BoundedArgs<T> &a, const T *row, T qa,
+                                              int64_t c0, int lane, Vec<T, V> (&v)[BCH]) {
+#pragma unroll
+  for (int q = 0; q < BCH; q++) {
+    const int64_t j = c0 + ((int64_t)q * 32 + lane) * V;
+    if (V > 1 && j < a.n) {
+      v[q] = *reinterpret_cast<const Vec<T, V> *>(row + j);
+    } else {
+#pragma unroll
+      for (int e = 0; e < V; e++) v[q].v[e] = j + e < a.n ? row[j + e] : T(0);
+    }
+  }
+#pragma unroll
+  for (int q = 0; q < BCH; q++) {
+    const int64_t j = c0 + ((int64_t)q * 32 + lane) * V;
+#pragma unroll
+    for (int e = 0; e < V; e++)
+      v[q].v[e] = j + e < a.n ? fast_key<T>(a.metric, v[q].v[e], qa, a.raux ? a.raux[j + e] : T(0))
+                              : (T)INFINITY;
+  }
+}
+
+template <class T, int V>
+__global__ void __launch_bounds__(SEL_WARPS * 32) knn_bounded_rows(BoundedArgs<T> a) {
+  constexpr int64_t CH = 32 * V * BCH;
+  const int lane = threadIdx.x & 31;
+  for (int64_t i = (int64_t)blockIdx.x * SEL_WARPS + (threadIdx.x >> 5); i < a.mt;
+       i += (int64_t)gridDim.x * SEL_WARPS) {
+    const T *row = a.work + i * a.n;
+    const T qa = a.qaux ? a.qaux[i] : T(0);
+    const int64_t self = a.self ? a.self[i] : 0;
+    T best[BK];
+#pragma unroll
+    for (int s = 0; s < BK; s++) best[s] = (T)INFINITY;
+    Vec<T, V> v[BCH];
+    for (int64_t c0 = 0; c0 < a.n; c0 += CH) {
+      bounded_chunk<T, V>(a, row, qa, c0, lane, v);
+#pragma unroll
+      for (int q = 0; q < BCH; q++) {
+        const int64_t j = c0 + ((int64_t)q * 32 + lane) * V;
+#pragma unroll
+        for (int e = 0; e < V; e++)
+          if (j + e + 1 != self) bounded_insert(best, a.k, v[q].v[e]);
+      }
+    }
+    T m = (T)INFINITY;
+    for (int t = 0; t < a.k; t++) {
+      m = best[0];
+      for (int o = 16; o > 0; o >>= 1) {
+        const T w = __shfl_xor_sync(FULL, m, o);
+        m = w < m ? w : m;
+      }
+      if (lane == __ffs(__ballot_sync(FULL, best[0] == m)) - 1) {
+#pragma unroll
+        for (int s = 0; s < BK - 1; s++) best[s] = best[s + 1];
+        best[BK - 1] = (T)INFINITY;
+      }
+    }
+    const double md = m, b2 = 2 * a.bound[i];
+    const T lim = (T)(md + b2 + (fabs(md) + b2) * 0x1p-20);
+    int64_t cnt = 0;
+    for (int64_t c0 = 0; c0 < a.n; c0 += CH) {
+      if (a.n > CH) bounded_chunk<T, V>(a, row, qa, c0, lane, v);
+#pragma unroll
+      for (int q = 0; q < BCH; q++) {
+        const int64_t j = c0 + ((int64_t)q * 32 + lane) * V;
+#pragma unroll
+        for (int e = 0; e < V; e++) {
+          const bool keep = j + e < a.n && !(v[q].v[e] > lim) && j + e + 1 != self;
+          const unsigned mask = __ballot_sync(FULL, keep);
+          const int64_t at = cnt + __popc(mask & ((1u << lane) - 1));
+          if (keep && at < a.c) {
+            a.keys[i * a.c + at] = v[q].v[e];
+            a.index[i * a.c + at] = j + e + 1;
+          }
+          cnt += __popc(mask);
+        }
+      }
+    }
+    if (lane == 0) {
+      a.count[i] = cnt;
+      a.limit[i] = lim;
+    }
+  }
+}
+
+template <class T> static int bounded_typed(cuda_dev *d, const ml_knn_bounded *b) {
+  BoundedArgs<T> a;
+  a.metric = b->metric;
+  a.mt = b->queries->shape[0];
+  a.n = b->refs->shape[0];
+  a.c = b->keys->shape[1];
+  a.k = (int)b->k;
+  a.work = array_ptr<const T>(b->work);
+  a.qaux = b->qaux ? array_ptr<const T>(b->qaux) : nullptr;
+  a.raux = b->raux ? array_ptr<const T>(b->raux) : nullptr;
+  a.self = b->self ? array_ptr<const int64_t>(b->self) : nullptr;
+  a.bound = array_ptr<const double>(b->bound);
+  a.limit = array_ptr<T>(b->limit);
+  a.keys = array_ptr<T>(b->keys);
+  a.index = array_ptr<int64_t>(b->index);
+  a.count = array_ptr<int64_t>(b->count);
+  int64_t dd = b->queries->shape[1];
+  ml_gemm g = {b->queries->dtype, ml_array_device(b->queries), 0, 1, a.mt, a.n, dd, 1,
+               array_ptr<const T>(b->queries), dd, 0, array_ptr<const T>(b->refs), dd, 0,
+               (void *)a.work, a.n, 0, b->tf32};
+  int rc = cuda_gemm(&g);
+  if (rc) return rc;
+  constexpr int V = 16 / sizeof(T);
+  unsigned grid = blocks_for(a.mt, SEL_WARPS);
+  if (a.n % V == 0 && (uintptr_t)a.work % 16 == 0)
+    return cuda_launch<knn_bounded_rows<T, V>>(d, grid, SEL_WARPS * 32, 0, "knn", a);
+  return cuda_launch<knn_bounded_rows<T, 1>>(d, grid, SEL_WARPS * 32, 0, "knn", a);
+}
+
+static int knn_bounded(const ml_knn_bounded *b) {
+  cuda_dev *d;
+  int rc = cuda_enter(array_device(b->queries), &d);
+  if (rc || b->queries->shape[0] == 0 || b->refs->shape[0] == 0) return rc;
+  return b->queries->dtype == ML_FLOAT32 ? bounded_typed<float>(d, b)
+                                         : bounded_typed<double>(d, b);
+}
+
+const ml_knn_backend cuda_knn_backend = {1, 1, knn_tile, knn_refine, cuda_knn_filter,
+                                         cuda_knn_sample, knn_bounded};

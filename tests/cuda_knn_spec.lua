@@ -66,6 +66,7 @@ describe("cuda knn", function()
             agree(q, r, 5, {metric = metric, budget = budget}, metric .. " budget " .. budget)
           end
           agree(r, r, 3, {budget = budget, exclude_self = true}, "exclude_self budget " .. budget)
+          agree(q, r, 8, {budget = budget, method = "bounded"}, "bounded budget " .. budget)
         end
       end
     end
@@ -113,6 +114,10 @@ describe("cuda knn", function()
         agree(q, r, 4, {metric = metric, method = "filter"}, "cancelling filtered " .. metric)
       end
       agree(r, r, 3, {exclude_self = true}, "cancelling exclude_self")
+      for _, metric in ipairs(metrics) do
+        agree(q, r, 4, {metric = metric, method = "bounded"}, "cancelling bounded " .. metric)
+      end
+      agree(r, r, 3, {exclude_self = true, method = "bounded"}, "cancelling bounded exclude_self")
       -- past d = 64 float32 ranks with TF32 first, whose wider bound
       -- leaves most of these to the float32 retry
       local qw = ml.randint(-20, 21, {40, 80}, {device = "cpu"}):astype(dt) * ulp + center
@@ -130,7 +135,10 @@ describe("cuda knn", function()
                           {dtype = dt, device = "cpu"})
       local qs = ml.array({{nan, 1}, {0, 0}, {1, inf}, {-0.0, 2}}, {dtype = dt, device = "cpu"})
       for _, metric in ipairs(metrics) do
-        for _, k in ipairs({1, 4, 7}) do agree(qs, rs, k, {metric = metric}, "nan and inf " .. metric) end
+        for _, k in ipairs({1, 4, 7}) do
+          agree(qs, rs, k, {metric = metric}, "nan and inf " .. metric)
+          agree(qs, rs, k, {metric = metric, method = "bounded"}, "nan and inf bounded " .. metric)
+        end
       end
     end
   end)

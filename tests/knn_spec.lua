@@ -248,6 +248,29 @@ describe("knn", function()
     end
   end)
 
+  it("takes the bounded search for k up to 8", function()
+    -- method = "bounded" keeps the pairs within twice the error bound of
+    -- each query's k-th smallest fast key (a GPU's default for k <= 8);
+    -- a tight cluster overflows its lists and goes round again
+    for _, dtype in ipairs(DTYPES) do
+      for _, d in ipairs({1, 17, 65}) do
+        local Q, R = points(23, d, dtype), points(401, d, dtype)
+        for _, k in ipairs({1, 3, 8}) do
+          check_brute(Q, R, k, {method = "bounded"})
+          check_brute(Q, R, k, {method = "bounded", budget = 5000})
+        end
+        check_brute(Q, R, 5, {metric = "cosine", method = "bounded"})
+        check_brute(Q, R, 2, {metric = "ip", method = "bounded"})
+        check_brute(R, R, 4, {exclude_self = true, method = "bounded"})
+      end
+      local far = points(5, 3, dtype, 9, 10)
+      local all = ml.cat({points(1100, 3, dtype, 0, 0.01), far}, 1)
+      check_brute(far, all, 6, {method = "bounded"})
+      local dup = ml.cat({points(4, 2, dtype), points(4, 2, dtype)}, 1):round()
+      check_brute(dup, ml.cat({dup, dup, dup}, 1), 7, {method = "bounded"})
+    end
+  end)
+
   it("answers the same with and without TF32 ranking", function()
     local Q, R = points(40, 90, "float32"), points(900, 90, "float32")
     local d1, i1 = ml.knn(Q, R, 7, {tf32 = false})
@@ -286,7 +309,7 @@ describe("knn", function()
       assert.same({0, 4}, d.shape)
       assert.same({0, 4}, i.shape)
       assert.equal(dtype, d.dtype)
-      for _, method in ipairs({"auto", "filter", "tile"}) do
+      for _, method in ipairs({"auto", "filter", "tile", "bounded"}) do
         d, i = ml.knn(ml.zeros(3, 0, {dtype = dtype}), ml.zeros(5, 0, {dtype = dtype}), 2,
                       {method = method})
         assert.same({{1, 2}, {1, 2}, {1, 2}}, i:totable())
@@ -350,7 +373,9 @@ describe("knn", function()
     raises(function() ml.knn(Q, ml.zeros(0, 2), 1) end,
            "knn: k = 1 exceeds the 0 reference points")
     raises(function() ml.knn(Q, R, 1, {method = "kd_tree"}) end,
-           "knn: unknown method 'kd_tree' (auto, filter or tile)")
+           "knn: unknown method 'kd_tree' (auto, filter, tile or bounded)")
+    raises(function() ml.knn(ml.zeros(9, 2), ml.zeros(9, 2), 9, {method = "bounded"}) end,
+           "knn: the bounded search takes k up to 8, not 9")
     local X = ml.zeros(70, 2)
     raises(function() ml.knn(X, X, 65, {method = "filter"}) end,
            "knn: the filtered search takes k up to 64 (63 with exclude_self), not 65")

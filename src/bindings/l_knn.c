@@ -20,7 +20,7 @@ static ml_knn_method check_method(lua_State *L, int opts) {
   if (opts && lua_getfield(L, opts, "method") != LUA_TNIL) {
     const char *name = lua_tostring(L, -1);
     if (!name || !ml_knn_method_parse(name, &method))
-      luaL_error(L, "knn: unknown method '%s' (auto, filter or tile)",
+      luaL_error(L, "knn: unknown method '%s' (auto, filter, tile or bounded)",
                  name ? name : luaL_typename(L, -1));
   }
   if (opts) lua_pop(L, 1);

@@ -97,8 +97,8 @@
 #define GROWTH 8
 
 int ml_knn_method_parse(const char *name, ml_knn_method *out) {
-  static const char *const names[] = {"auto", "filter", "tile"};
-  for (int i = 0; i < 3; i++)
+  static const char *const names[] = {"auto", "filter", "tile", "bounded"};
+  for (int i = 0; i < 4; i++)
     if (strcmp(name, names[i]) == 0) {
       *out = (ml_knn_method)i;
       return 1;
@@ -106,7 +106,8 @@ int ml_knn_method_parse(const char *name, ml_knn_method *out) {
   return 0;
 }
 
-static const char *const knn_entries[] = {"tile", "refine", "filter", "sample"};
+static const char *const knn_entries[] = {"tile", "refine", "filter", "sample",
+                                          "bounded"};
 _Static_assert(offsetof(ml_knn_backend, tile) +
                        sizeof knn_entries / sizeof *knn_entries * sizeof(void (*)(void)) ==
                    sizeof(ml_knn_backend),
@@ -391,6 +392,106 @@ static int filter_pass(const search *s, const batch *b, int64_t step) {
   return rc;
 }
 
+/* The bounded first pass, for small k when every reference fits one tile
+ * with MIN_ROWS queries (or forced by method): knn_bounded gives each
+ * query M, the k-th smallest fast key over all the references, and keeps
+ * the pairs whose fast key is at most limit >= M + 2 bound; knn_refine
+ * settles them with w = limit. The k pairs at or under M have exact keys
+ * at most M + bound, so a reference left out, whose fast key exceeds the
+ * limit, has an exact key above limit - bound >= M + bound: it cannot be
+ * among the k nearest. The lists are complete unless they overflowed
+ * BOUNDED_ROOM (those queries go round again). No selection of candidate
+ * lists: a GPU's kNN for k = 1 (k-means' assignment) costs its GEMM and
+ * one pass over the keys. */
+#define BOUNDED_ROOM 32
+
+/* The bytes of a query in a bounded tile: keys, lists, count, limit. */
+static int64_t bounded_bytes(const search *s, int64_t e) {
+  return s->refs->shape[0] * e + BOUNDED_ROOM * (e + 8) + 8 + e;
+}
+
+/* Whether the first pass is the bounded one: method's choice, or by
+ * default the backend's where k is small and MIN_ROWS queries (or all)
+ * fit a tile with every reference. */
+static int bounded_first(const search *s, int64_t m, ml_dtype t,
+                         ml_knn_method method, int *bounded) {
+  int64_t e = (int64_t)ml_dtype_size(t);
+  int64_t want = m < MIN_ROWS ? m : MIN_ROWS;
+  *bounded = 0;
+  if (method == ML_KNN_BOUNDED && s->k > ML_KNN_BOUNDED_MAX_K)
+    return ml_fail(ML_EINVAL,
+                   "knn: the bounded search takes k up to %d, not %lld",
+                   ML_KNN_BOUNDED_MAX_K, (long long)s->k);
+  if (method == ML_KNN_BOUNDED)
+    *bounded = 1;
+  else if (method == ML_KNN_AUTO && s->kb->bounded_first &&
+           s->k <= ML_KNN_BOUNDED_MAX_K &&
+           s->budget / bounded_bytes(s, e) >= want)
+    *bounded = 1;
+  return ML_OK;
+}
+
+/* Queries i0 .. i0 + mi - 1 of b through the bounded pass; f holds the
+ * lists (mt rows), work the keys. */
+static int bounded_tile(const search *s, const batch *b, filter_scratch *f,
+                        const ml_array *work, int64_t i0, int64_t mi) {
+  enum { Q, QAUX, SELF, BOUND, DIST, NEAR, OK, LIMIT, KEYS, INDEX, COUNT,
+         WFLAT, WORK, COUNT_V };
+  ml_array v[COUNT_V];
+  memset(v, 0, sizeof v);
+  int64_t wshape[2] = {mi, s->refs->shape[0]};
+  int rc = rows(&v[Q], b->q, i0, mi);
+  if (!rc) rc = rows(&v[QAUX], b->qaux, i0, mi);
+  if (!rc) rc = rows(&v[SELF], b->self, i0, mi);
+  if (!rc) rc = rows(&v[BOUND], b->bound, i0, mi);
+  if (!rc) rc = rows(&v[DIST], b->dist, i0, mi);
+  if (!rc) rc = rows(&v[NEAR], b->nearest, i0, mi);
+  if (!rc) rc = rows(&v[OK], b->ok, i0, mi);
+  if (!rc) rc = rows(&v[LIMIT], &f->mth, 0, mi);
+  if (!rc) rc = rows(&v[KEYS], &f->keys, 0, mi);
+  if (!rc) rc = rows(&v[INDEX], &f->index, 0, mi);
+  if (!rc) rc = rows(&v[COUNT], &f->count, 0, mi);
+  if (!rc) rc = rows(&v[WFLAT], work, 0, wshape[0] * wshape[1]);
+  if (!rc) rc = ml_view_reshape("knn", &v[WORK], &v[WFLAT], 2, wshape);
+  ml_knn_bounded bd = {s->metric, &v[Q], s->refs, opt(&v[QAUX]), s->raux,
+                       opt(&v[SELF]), &v[BOUND], s->k, &v[LIMIT], &v[KEYS],
+                       &v[INDEX], &v[COUNT], &v[WORK], b->tf32};
+  if (!rc) rc = s->kb->bounded(&bd);
+  ml_knn_refine r = {s->metric, &v[Q], s->refs, &v[KEYS], &v[INDEX],
+                     &v[BOUND], 0, &v[DIST], &v[NEAR], &v[OK], &v[COUNT],
+                     &v[LIMIT]};
+  if (!rc) rc = s->kb->refine(&r);
+  release_views(v, 0, COUNT_V);
+  return rc;
+}
+
+/* The bounded pass over the batch. */
+static int bounded_pass(const search *s, const batch *b) {
+  int64_t m = b->q->shape[0];
+  ml_dtype t = b->q->dtype;
+  int64_t mt = s->budget / bounded_bytes(s, (int64_t)ml_dtype_size(t));
+  mt = mt < 1 ? 1 : mt > m ? m : mt;
+  int64_t lshape[2] = {mt, BOUNDED_ROOM}, wsize = mt * s->refs->shape[0];
+  ml_device dev = ml_array_device(b->q);
+  filter_scratch f = {0};
+  ml_array work = {0};
+  int rc = ml_array_empty(&f.mth, t, 1, &mt, dev);
+  if (!rc) rc = ml_array_empty(&f.keys, t, 2, lshape, dev);
+  if (!rc) rc = ml_array_empty(&f.index, ML_INT64, 2, lshape, dev);
+  if (!rc) rc = ml_array_empty(&f.count, ML_INT64, 1, &mt, dev);
+  if (!rc) rc = ml_array_empty(&work, t, 1, &wsize, dev);
+  for (int64_t i0 = 0; !rc && i0 < m; i0 += mt) {
+    if (ml_interrupt_take()) {
+      rc = ml_fail(ML_EINTR, "knn: interrupted");
+      break;
+    }
+    rc = bounded_tile(s, b, &f, &work, i0, m - i0 < mt ? m - i0 : mt);
+  }
+  ml_array *tmp[] = {&f.mth, &f.keys, &f.index, &f.count, &work};
+  for (size_t i = 0; i < sizeof tmp / sizeof *tmp; i++) ml_array_release(tmp[i]);
+  return rc;
+}
+
 /* Reads a 0-d array as a double. */
 static int read_double(const ml_array *a, double *out) {
   ml_scalar v;
@@ -504,12 +605,13 @@ static int failures(const ml_backend *be, const ml_array *ok,
   return rc;
 }
 
-/* Runs the passes: all queries, filtered (step > 0) or with c candidates,
- * then those that failed with more, writing their rows of dist and
- * nearest, until none fails. The retries compute in the dtype, with its
- * error bound exact_bound; one after a TF32 or a filtered pass keeps c. */
+/* Runs the passes: all queries, filtered (step > 0), bounded or with c
+ * candidates, then those that failed with more, writing their rows of
+ * dist and nearest, until none fails. The retries compute in the dtype,
+ * with its error bound exact_bound; one after a TF32, a filtered or a
+ * bounded pass keeps c. */
 static int run(const search *s, const batch *all, int64_t c,
-               const ml_array *exact_bound, int64_t step) {
+               const ml_array *exact_bound, int64_t step, int bounded) {
   int64_t m = all->q->shape[0], k = s->k, nfail = 0;
   int64_t *fail = malloc((size_t)m * sizeof *fail);
   int64_t *held = malloc((size_t)m * sizeof *held);
@@ -518,10 +620,12 @@ static int run(const search *s, const batch *all, int64_t c,
     free(held);
     return ml_fail(ML_ENOMEM, "knn: out of memory");
   }
-  int rc = step ? filter_pass(s, all, step) : search_pass(s, all, c);
+  int rc = step      ? filter_pass(s, all, step)
+           : bounded ? bounded_pass(s, all)
+                     : search_pass(s, all, c);
   if (!rc) rc = failures(s->be, all->ok, NULL, fail, &nfail);
   ml_device dev = ml_array_device(all->q);
-  int keep = all->tf32 || step;
+  int keep = all->tf32 || step || bounded;
   while (!rc && nfail > 0) {
     if (!keep) c = c > s->avail / GROWTH ? s->avail : c * GROWTH;
     keep = 0;
@@ -622,8 +726,10 @@ int ml_knn(ml_array *dist, ml_array *index, const ml_array *queries,
     s.refs = &r;
     s.raux = opt(&raux);
     int64_t step = 0;
+    int bounded = 0;
     if (!rc)
       rc = filter_step(&s, d, opts->exclude_self != 0, opts->method, &step);
+    if (!rc && !step) rc = bounded_first(&s, m, t, opts->method, &bounded);
     int tf32 = opts->tf32 && t == ML_FLOAT32 && s.be->tf32;
     dot_kind dot = !tf32 ? DOT_DTYPE : step ? DOT_SPLIT_TF32 : DOT_TF32;
     double rmax, rmin;
@@ -639,7 +745,8 @@ int ml_knn(ml_array *dist, ml_array *index, const ml_array *queries,
     batch b = {&q, opt(&qaux), opt(&self), tf32 ? &fast : &bound, &rd, &ri,
                &ok, tf32};
     int64_t c = 2 * k + (dot == DOT_TF32 ? SLACK_TF32 : SLACK);
-    if (!rc) rc = run(&s, &b, c < s.avail ? c : s.avail, &bound, step);
+    if (!rc)
+      rc = run(&s, &b, c < s.avail ? c : s.avail, &bound, step, bounded);
   }
   ml_array *tmp[] = {&q, &r, &qn, &rn, &qaux, &raux, &self, &bound, &fast,
                      &ok};

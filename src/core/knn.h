@@ -30,10 +30,13 @@
 #define ML_KNN_BUDGET ((int64_t)1 << 30)
 
 /* How the first pass searches: the backend's choice (a GPU filters for
- * d <= 64 and k <= 40, 39 with exclude_self), the filtered search (k up
- * to 64, 63 with exclude_self), or GEMM tiles and candidate lists
- * (core/knn.c). The answer is the same. */
-typedef enum { ML_KNN_AUTO, ML_KNN_FILTER, ML_KNN_TILE } ml_knn_method;
+ * d <= 64 and k <= 40, 39 with exclude_self, and takes the bounded pass
+ * for k <= 8 when the references fit one tile), the filtered search (k up
+ * to 64, 63 with exclude_self), GEMM tiles and candidate lists, or the
+ * bounded pass (k up to 8; core/knn.c). The answer is the same. */
+typedef enum {
+  ML_KNN_AUTO, ML_KNN_FILTER, ML_KNN_TILE, ML_KNN_BOUNDED
+} ml_knn_method;
 
 typedef struct {
   ml_knn_metric metric;
@@ -46,7 +49,8 @@ typedef struct {
 /* The metric named "euclidean", "sqeuclidean", "cosine" or "ip"; 0 when
  * the name is unknown. */
 int ml_knn_metric_parse(const char *name, ml_knn_metric *out);
-/* The method named "auto", "filter" or "tile"; 0 when unknown. */
+/* The method named "auto", "filter", "tile" or "bounded"; 0 when
+ * unknown. */
 int ml_knn_method_parse(const char *name, ml_knn_method *out);
 
 int ml_knn(ml_array *dist, ml_array *index, const ml_array *queries,

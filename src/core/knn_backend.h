@@ -43,6 +43,24 @@ typedef struct {
   int tf32;                /* the dot products may use split TF32 (below) */
 } ml_knn_filter;
 
+/* The bounded pass of the kNN search for small k (bounded below); arrays
+ * as for tile. */
+#define ML_KNN_BOUNDED_MAX_K 8
+typedef struct {
+  ml_knn_metric metric;
+  const ml_array *queries; /* mt x d */
+  const ml_array *refs;    /* n x d, all of them */
+  const ml_array *qaux, *raux, *self;
+  const ml_array *bound;   /* mt float64: the fast keys' error bound */
+  int64_t k;               /* 1 .. ML_KNN_BOUNDED_MAX_K */
+  const ml_array *limit;   /* mt out, dtype of queries */
+  const ml_array *keys;    /* mt x c out */
+  const ml_array *index;   /* mt x c int64 out */
+  const ml_array *count;   /* mt int64 out */
+  const ml_array *work;    /* mt x n scratch, free for the backend */
+  int tf32;                /* as tile's */
+} ml_knn_bounded;
+
 /* The sample pass that sets filter's limits (sample below). */
 #define ML_KNN_SAMPLE_BLOCKS 128
 typedef struct {
@@ -76,6 +94,10 @@ typedef struct ml_knn_backend {
    * distance matrix, which pays on a GPU; a CPU's GEMM and selection are
    * faster there, so it filters only when asked. */
   int filter_first;
+  /* Small k over a reference set that fits one tile: the bounded pass
+   * (core/knn.c) by default, which pays on a GPU, where selecting
+   * candidate lists costs more than the GEMM. */
+  int bounded_first;
 
   /* The entries, which the core (core/knn.c) calls tile by tile; see there
    * for the algorithm and its error bound.
@@ -136,11 +158,22 @@ typedef struct ml_knn_backend {
    * kk-th smallest of the blocks' minima, an empty block's minimum and a
    * NaN key counting as +inf. (The kk-th smallest minimum is at least the
    * kk-th smallest key of the sample, so filter's limits from it keep
-   * the k nearest; see core/knn.c.) */
+   * the k nearest; see core/knn.c.)
+   *
+   * bounded: for query row i, the fast keys of every reference as tile's
+   * (self[i] left out; a NaN key counts as +inf), M the k-th smallest of
+   * them, and limit[i] = M + 2 bound[i] raised by (|M| + 2 bound[i])
+   * 2^-20, computed in double and rounded to the dtype (so that the
+   * rounding cannot take it below M + 2 bound[i]); then every pair (key,
+   * j + 1) whose key is not above limit[i], and j + 1 != self[i], adds 1
+   * to count[i] and, while count[i] <= c, goes to row i of keys and index
+   * at place count[i] - 1 (count[i] from 0; any order of the
+   * references). */
   int (*tile)(const ml_knn_tile *t);
   int (*refine)(const ml_knn_refine *r);
   int (*filter)(const ml_knn_filter *f);
   int (*sample)(const ml_knn_sample *s);
+  int (*bounded)(const ml_knn_bounded *b);
 } ml_knn_backend;
 
 /* Registers a backend's table (every entry filled, else an error naming

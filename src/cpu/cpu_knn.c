@@ -244,6 +244,69 @@ static int knn_filter(const ml_knn_filter *f) {
   return rc;
 }
 
+/* knn_bounded: the tile's dot products at once into work (the core sizes
+ * it), then OpenMP over the rows: a row's keys, the k-th smallest by
+ * insertion into a sorted array of k, its limit, the pairs under it. */
+static void bounded_row(const ml_knn_bounded *b, int64_t i) {
+  int f32 = b->queries->dtype == ML_FLOAT32;
+  int64_t n = b->refs->shape[0], c = b->keys->shape[1], k = b->k;
+  size_t es = ml_dtype_size(b->queries->dtype);
+  char *w = (char *)ml_array_data(b->work) + (size_t)(i * n) * es;
+  int64_t self = b->self ? ((const int64_t *)ml_array_data(b->self))[i] : 0;
+  const void *ra = b->raux ? ml_array_data(b->raux) : NULL;
+  const void *qa = b->qaux ? ml_array_data(b->qaux) : NULL;
+  if (f32)
+    keys_f32(b->metric, (float *)w, n, qa ? ((const float *)qa)[i] : 0, ra);
+  else
+    keys_f64(b->metric, (double *)w, n, qa ? ((const double *)qa)[i] : 0, ra);
+  double best[ML_KNN_BOUNDED_MAX_K];
+  for (int64_t s = 0; s < k; s++) best[s] = INFINITY;
+  for (int64_t j = 0; j < n; j++) {
+    double x = f32 ? ((const float *)w)[j] : ((const double *)w)[j];
+    if (x != x) x = INFINITY;
+    if (j + 1 == self || !(x < best[k - 1])) continue;
+    int64_t s = k - 1;
+    for (; s > 0 && best[s - 1] > x; s--) best[s] = best[s - 1];
+    best[s] = x;
+  }
+  double m = best[k - 1];
+  double b2 = 2 * ((const double *)ml_array_data(b->bound))[i];
+  double limit = m + b2 + (fabs(m) + b2) * 0x1p-20;
+  if (f32) {
+    ((float *)ml_array_data(b->limit))[i] = (float)limit;
+    limit = (float)limit;
+  } else {
+    ((double *)ml_array_data(b->limit))[i] = limit;
+  }
+  int64_t *count = (int64_t *)ml_array_data(b->count) + i;
+  int64_t *idx = (int64_t *)ml_array_data(b->index) + i * c;
+  *count = 0;
+  for (int64_t j = 0; j < n; j++) {
+    double x = f32 ? ((const float *)w)[j] : ((const double *)w)[j];
+    if (x > limit || j + 1 == self) continue;
+    if (*count < c) {
+      idx[*count] = j + 1;
+      if (f32)
+        ((float *)ml_array_data(b->keys))[i * c + *count] = (float)x;
+      else
+        ((double *)ml_array_data(b->keys))[i * c + *count] = x;
+    }
+    (*count)++;
+  }
+}
+
+static int knn_bounded(const ml_knn_bounded *b) {
+  int64_t mt = b->queries->shape[0], n = b->refs->shape[0];
+  if (mt == 0 || n == 0) return ML_OK;
+  int rc = dot_products(b->queries, b->refs, 0, mt, 0, n, 1,
+                        ml_array_data(b->work));
+  if (rc) return rc;
+  int threads = cpu_threads_for(mt * n, CPU_PARALLEL_MIN);
+#pragma omp parallel for num_threads(threads) if (threads > 1) schedule(static)
+  for (int64_t i = 0; i < mt; i++) bounded_row(b, i);
+  return ML_OK;
+}
+
 /* knn_sample: the sample's dot products for about CHUNK_BYTES of them at
  * a time, then OpenMP over the chunk's rows for their block minima. */
 static int by_double(const void *a, const void *b) {
@@ -460,8 +523,10 @@ static int knn_refine(const ml_knn_refine *r) {
 
 const ml_knn_backend cpu_knn_backend = {
     .filter_first = 0,
+    .bounded_first = 0,
     .tile = knn_tile,
     .refine = knn_refine,
     .filter = knn_filter,
     .sample = knn_sample,
+    .bounded = knn_bounded,
 };

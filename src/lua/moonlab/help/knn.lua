@@ -46,9 +46,11 @@ ranks after every number.]],
          doc = "on a GPU with TF32 tensor cores, rank float32 candidates "
                .. "with them (the answer is exact either way)"},
         {name = "method", type = "string", default = '"auto"',
-         doc = '"filter" (the sampled limit) or "tile" (distance tiles) '
-               .. 'for the first pass, or "auto" for the backend\'s '
-               .. "choice; the answer is the same"},
+         doc = '"filter" (the sampled limit), "tile" (distance tiles '
+               .. 'and candidate lists) or "bounded" (k <= 8: every key '
+               .. "of a query against its k-th smallest) for the first "
+               .. 'pass, or "auto" for the backend\'s choice; the answer '
+               .. "is the same"},
       },
       returns = "dist and index, both m x k: the distances (the inputs' "
                 .. "float dtype) and the 1-based int64 rows of refs.",
