@@ -113,7 +113,9 @@ describe("cuda conv", function()
     local scale = exact:abs():max()
     local fp32 = ml.conv2d(x:cuda(), w:cuda(), {padding = 1})
     local err = (fp32:cpu():astype("float64") - exact):abs():max() / scale
-    assert.is_true(err < 1e-5, "float32 error " .. err .. " of the largest output")
+    -- FP32 sums (Winograd's included) err by some 1e-6 of the largest
+    -- output here, TF32's by some 1e-4
+    assert.is_true(err < 3e-5, "float32 error " .. err .. " of the largest output")
     local tf = ml.conv2d(x:cuda(), w:cuda(), {padding = 1, tf32 = true})
     local terr = (tf:cpu():astype("float64") - exact):abs():max() / scale
     assert.is_true(terr < 1e-2, "TF32 error " .. terr .. " of the largest output")

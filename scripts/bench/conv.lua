@@ -25,7 +25,7 @@ function M.run(add, hw)
   local got = ml.conv2d(x:narrow(1, 1, 2), wt, opts):cpu()
   local want = ml.conv2d(x:narrow(1, 1, 2):cpu(), wt:cpu(), opts)
   local err = (got - want):abs():max() / want:abs():max()
-  assert(err < 1e-5, ("conv2d on the GPU is off the CPU's by %g"):format(err))
+  assert(err < 3e-5, ("conv2d on the GPU is off the CPU's by %g"):format(err))
 
   local t = bench.median_time(function(a, b) return ml.conv2d(a, b, opts) end, sets, 21)
   local fma = 2 * n * o * c * k * k * h * w / hw.gemm32
