@@ -38,7 +38,12 @@ ifneq ($(NVCC),)
   KERN_OBJ  := $(patsubst kernels/%.cu,build/kernels/%.o,$(wildcard kernels/*.cu))
   LIB_OBJ   += $(KERN_OBJ)
   CPPFLAGS  += -DML_HAVE_CUDA
-  LDLIBS    += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcusolver -lcublas \
+  # cuDNN: beside the toolkit, or under CUDNN_HOME (include/, lib/).
+  ifneq ($(CUDNN_HOME),)
+    NVCCFLAGS += -I$(CUDNN_HOME)/include
+    LDLIBS    += -L$(CUDNN_HOME)/lib -Wl,-rpath,$(CUDNN_HOME)/lib
+  endif
+  LDLIBS    += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudnn -lcusolver -lcublas \
                -lcudart_static -ldl -lrt -lpthread -lstdc++
 endif
 # The files that test ML_HAVE_CUDA are rebuilt when CUDA is switched on or

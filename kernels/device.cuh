@@ -28,6 +28,7 @@ typedef struct cuda_dev {
   unsigned long long *flag, *flag_host;
   void *blas;   /* cublasHandle_t, made on first use (blas.cu) */
   void *solver; /* cusolverDnHandle_t, likewise (linalg.cu) */
+  void *dnn;    /* cudnnHandle_t, likewise (conv.cu) */
   /* Small elementwise operations queued on the host and how many: they
    * reach the stream as one launch. */
   struct cuda_batch *batch;

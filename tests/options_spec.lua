@@ -97,6 +97,8 @@ local PROBES = {
     end
   end,
   knn = function(o) return ml.knn(ml.ones(2, 2), ml.ones(3, 2), 1, o) end,
+  conv2d = function(o) return ml.conv2d(ml.ones(1, 2, 3, 3), ml.ones(2, 2, 2, 2), o) end,
+  conv1d = function(o) return ml.conv1d(ml.ones(1, 2, 3), ml.ones(2, 2, 2), o) end,
   ["linalg.cholesky"] = function(o) return ml.linalg.cholesky(ml.eye(2), o) end,
   ["linalg.solve_triangular"] = function(o)
     return ml.linalg.solve_triangular(ml.eye(2), ml.ones(2), o)

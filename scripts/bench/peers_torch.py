@@ -10,6 +10,7 @@ import time
 import numpy as np
 import torch
 
+import peers_conv_torch
 import peers_mixture_torch
 
 dev = "cuda"
@@ -87,6 +88,7 @@ def main():
         print("knn_32768_d%d" % d, median_time(lambda a, b: knn(a, b, 20), [(q, r)], 5))
     del q, r
     peers_mixture_torch.main(median_time)
+    peers_conv_torch.main(median_time)
 
 
 main()

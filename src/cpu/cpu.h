@@ -3,6 +3,7 @@
 #ifndef ML_CPU_H
 #define ML_CPU_H
 
+#include "../core/conv_backend.h"
 #include "../core/knn_backend.h"
 #include "../core/linalg_backend.h"
 
@@ -74,5 +75,8 @@ extern const ml_knn_backend cpu_knn_backend;
 
 /* cpu_linalg.c: the linear-algebra area's table. */
 extern const ml_linalg_backend cpu_linalg_backend;
+
+/* cpu_conv.c: the convolution area's table. */
+extern const ml_conv_backend cpu_conv_backend;
 
 #endif

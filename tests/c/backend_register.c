@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../../src/core/conv_backend.h"
 #include "../../src/core/knn_backend.h"
 #include "../../src/core/linalg_backend.h"
 
@@ -51,5 +52,11 @@ int main(void) {
   report("linalg without gesvd", ml_linalg_backend_register(ML_CPU, &l));
   fill(&l, offsetof(ml_linalg_backend, potrf), sizeof l);
   report("linalg complete", ml_linalg_backend_register(ML_CPU, &l));
+
+  ml_conv_backend cv;
+  memset(&cv, 0, sizeof cv);
+  report("conv without forward", ml_conv_backend_register(ML_CPU, &cv));
+  fill(&cv, offsetof(ml_conv_backend, forward), sizeof cv);
+  report("conv complete", ml_conv_backend_register(ML_CPU, &cv));
   return 0;
 }
