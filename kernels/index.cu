@@ -290,6 +290,11 @@ __global__ void add_starts(const uint32_t *rows, int64_t m, int64_t size, int64_
   }
 }
 
+/* A thread sums a segment of slices in order, but loads ADD_AHEAD of
+ * them at once: k-means' clusters make segments of thousands, which a
+ * chain of dependent gathers took milliseconds to walk. */
+#define ADD_AHEAD 8
+
 template <class T>
 __global__ void add_slices(T *out, const T *src, int64_t n, int64_t size, int64_t m, int64_t inner,
                            const int64_t *start, const uint32_t *order) {
@@ -300,8 +305,18 @@ __global__ void add_slices(T *out, const T *src, int64_t n, int64_t size, int64_
     const int64_t t0 = start[r], t1 = start[r + 1];
     if (t0 == t1) continue;
     A acc = std::is_floating_point<T>::value ? A(0) : (A)(int64_t)out[e];
-    for (int64_t t = t0; t < t1; t++) {
-      T x = src[(o * m + order[t]) * inner + c];
+    const T *base = src + o * m * inner + c;
+    int64_t t = t0;
+    for (; t + ADD_AHEAD <= t1; t += ADD_AHEAD) { /* the loads in flight together */
+      T x[ADD_AHEAD];
+#pragma unroll
+      for (int u = 0; u < ADD_AHEAD; u++) x[u] = base[(int64_t)order[t + u] * inner];
+#pragma unroll
+      for (int u = 0; u < ADD_AHEAD; u++)
+        acc += std::is_floating_point<T>::value ? (A)x[u] : (A)(int64_t)x[u];
+    }
+    for (; t < t1; t++) {
+      T x = base[(int64_t)order[t] * inner];
       acc += std::is_floating_point<T>::value ? (A)x : (A)(int64_t)x;
     }
     if constexpr (std::is_floating_point<T>::value)
