@@ -256,7 +256,8 @@ template <class T> __device__ __forceinline__ bool quad_ok(const T *x, int64_t d
 
 /* The exact key (backend.h) of q and r, cpu_knn.c's operations in its
  * order; qnorm: |q|, for the cosine. The coordinates come four at a time
- * (quad), the operations stay one coordinate after the other. */
+ * (quad), the operations stay one coordinate after the other; the loops
+ * unroll so that several quads' loads are in flight before their sums. */
 template <class T>
 __device__ double exact_key(ml_knn_metric metric, const T *q, const T *r, int64_t d,
                             double qnorm) {
@@ -264,6 +265,7 @@ __device__ double exact_key(ml_knn_metric metric, const T *q, const T *r, int64_
   const int64_t d4 = d / 4 * 4;
   double s = 0, x[4], y[4];
   if (metric == ML_KNN_IP) {
+#pragma unroll 4
     for (int64_t t = 0; t < d4; t += 4) {
       quad(q, t, vec, x), quad(r, t, vec, y);
 #pragma unroll
@@ -288,6 +290,7 @@ __device__ double exact_key(ml_knn_metric metric, const T *q, const T *r, int64_
     }
     return __ddiv_rn(s, 2.0);
   }
+#pragma unroll 4
   for (int64_t t = 0; t < d4; t += 4) {
     quad(q, t, vec, x), quad(r, t, vec, y);
 #pragma unroll
@@ -531,17 +534,21 @@ template <class T> struct BoundedArgs {
 #define BK ML_KNN_BOUNDED_MAX_K
 #define BCH 8
 
-/* x into the sorted k smallest of best (k <= BK). */
-template <class T> __device__ __forceinline__ void bounded_insert(T (&best)[BK], int k, T x) {
-  if (!(x < best[k - 1])) return;
+/* x into the sorted k smallest of best (k <= KB <= BK); th is best[k -
+ * 1], kept apart so that best is only indexed by constants (a register
+ * array, not local memory). */
+template <class T, int KB>
+__device__ __forceinline__ void bounded_insert(T (&best)[KB], T &th, int k, T x) {
+  if (!(x < th)) return;
 #pragma unroll
-  for (int s = BK - 1; s >= 0; s--) {
+  for (int s = KB - 1; s >= 0; s--) {
     if (s >= k) continue;
     const T prev = s > 0 ? best[s - 1] : T(-INFINITY);
     if (prev > x)
       best[s] = prev;
     else if (best[s] > x)
       best[s] = x;
+    if (s == k - 1) th = best[s];
   }
 }
 
@@ -569,7 +576,9 @@ __device__ __forceinline__ void bounded_chunk(const BoundedArgs<T> &a, const T *
   }
 }
 
-template <class T, int V>
+/* KB: the room of a lane's list, 1 for k = 1 (a running minimum, and
+ * far less code than the general insertion unrolled over a chunk). */
+template <class T, int V, int KB>
 __global__ void __launch_bounds__(SEL_WARPS * 32) knn_bounded_rows(BoundedArgs<T> a) {
   constexpr int64_t CH = 32 * V * BCH;
   const int lane = threadIdx.x & 31;
@@ -578,10 +587,11 @@ __global__ void __launch_bounds__(SEL_WARPS * 32) knn_bounded_rows(BoundedArgs<T
     const T *row = a.work + i * a.n;
     const T qa = a.qaux ? a.qaux[i] : T(0);
     const int64_t self = a.self ? a.self[i] : 0;
-    T best[BK];
+    T best[KB], th = (T)INFINITY;
 #pragma unroll
-    for (int s = 0; s < BK; s++) best[s] = (T)INFINITY;
+    for (int s = 0; s < KB; s++) best[s] = (T)INFINITY;
     Vec<T, V> v[BCH];
+#pragma unroll 1
     for (int64_t c0 = 0; c0 < a.n; c0 += CH) {
       bounded_chunk<T, V>(a, row, qa, c0, lane, v);
 #pragma unroll
@@ -589,7 +599,7 @@ __global__ void __launch_bounds__(SEL_WARPS * 32) knn_bounded_rows(BoundedArgs<T
         const int64_t j = c0 + ((int64_t)q * 32 + lane) * V;
 #pragma unroll
         for (int e = 0; e < V; e++)
-          if (j + e + 1 != self) bounded_insert(best, a.k, v[q].v[e]);
+          if (j + e + 1 != self) bounded_insert<T, KB>(best, th, a.k, v[q].v[e]);
       }
     }
     T m = (T)INFINITY;
@@ -601,13 +611,14 @@ __global__ void __launch_bounds__(SEL_WARPS * 32) knn_bounded_rows(BoundedArgs<T
       }
       if (lane == __ffs(__ballot_sync(FULL, best[0] == m)) - 1) {
 #pragma unroll
-        for (int s = 0; s < BK - 1; s++) best[s] = best[s + 1];
-        best[BK - 1] = (T)INFINITY;
+        for (int s = 0; s < KB - 1; s++) best[s] = best[s + 1];
+        best[KB - 1] = (T)INFINITY;
       }
     }
     const double md = m, b2 = 2 * a.bound[i];
     const T lim = (T)(md + b2 + (fabs(md) + b2) * 0x1p-20);
     int64_t cnt = 0;
+#pragma unroll 1
     for (int64_t c0 = 0; c0 < a.n; c0 += CH) {
       if (a.n > CH) bounded_chunk<T, V>(a, row, qa, c0, lane, v);
 #pragma unroll
@@ -657,9 +668,12 @@ template <class T> static int bounded_typed(cuda_dev *d, const ml_knn_bounded *b
   if (rc) return rc;
   constexpr int V = 16 / sizeof(T);
   unsigned grid = blocks_for(a.mt, SEL_WARPS);
-  if (a.n % V == 0 && (uintptr_t)a.work % 16 == 0)
-    return cuda_launch<knn_bounded_rows<T, V>>(d, grid, SEL_WARPS * 32, 0, "knn", a);
-  return cuda_launch<knn_bounded_rows<T, 1>>(d, grid, SEL_WARPS * 32, 0, "knn", a);
+  bool vec = a.n % V == 0 && (uintptr_t)a.work % 16 == 0;
+  if (a.k == 1)
+    return vec ? cuda_launch<knn_bounded_rows<T, V, 1>>(d, grid, SEL_WARPS * 32, 0, "knn", a)
+               : cuda_launch<knn_bounded_rows<T, 1, 1>>(d, grid, SEL_WARPS * 32, 0, "knn", a);
+  return vec ? cuda_launch<knn_bounded_rows<T, V, BK>>(d, grid, SEL_WARPS * 32, 0, "knn", a)
+             : cuda_launch<knn_bounded_rows<T, 1, BK>>(d, grid, SEL_WARPS * 32, 0, "knn", a);
 }
 
 static int knn_bounded(const ml_knn_bounded *b) {
