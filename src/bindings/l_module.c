@@ -173,6 +173,7 @@ int luaopen_moonlab(lua_State *L) {
   l_open_io(L, module, methods);
   l_open_cuda(L, module, methods);
   l_open_knn(L, module, methods);
+  l_open_filter(L, module, methods);
 
   static const luaL_Reg funcs[] = {
       {"set_default_dtype", set_default_dtype},

@@ -3,6 +3,7 @@
 #ifndef ML_CPU_H
 #define ML_CPU_H
 
+#include "../core/filter_backend.h"
 #include "../core/knn_backend.h"
 #include "../core/linalg_backend.h"
 
@@ -70,5 +71,8 @@ extern const ml_knn_backend cpu_knn_backend;
 
 /* cpu_linalg.c: the linear-algebra area's table. */
 extern const ml_linalg_backend cpu_linalg_backend;
+
+/* cpu_filter.c: the filter area's table. */
+extern const ml_filter_backend cpu_filter_backend;
 
 #endif

@@ -4,5 +4,5 @@ return {
   "array", -- first: help(x) for an array x shows it
   "construct", "convert", "elementwise", "reduce", "products",
   "linalg", "shape", "index", "random", "io", "knn", "cluster", "datasets",
-  "runtime", "cuda", "test",
+  "signal", "ndimage", "runtime", "cuda", "test",
 }
