@@ -38,7 +38,7 @@ ifneq ($(NVCC),)
   KERN_OBJ  := $(patsubst kernels/%.cu,build/kernels/%.o,$(wildcard kernels/*.cu))
   LIB_OBJ   += $(KERN_OBJ)
   CPPFLAGS  += -DML_HAVE_CUDA
-  LDLIBS    += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcusolver -lcublas \
+  LDLIBS    += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcusolver -lcublas -lcufft \
                -lcudart_static -ldl -lrt -lpthread -lstdc++
 endif
 # The files that test ML_HAVE_CUDA are rebuilt when CUDA is switched on or

@@ -171,5 +171,6 @@ extern "C" int cuda_backend_init(void) {
   int rc = ml_backend_register(ML_CUDA, b, n, n > 0 ? NULL : why);
   if (!rc) rc = ml_knn_backend_register(ML_CUDA, &cuda_knn_backend);
   if (!rc) rc = ml_linalg_backend_register(ML_CUDA, &cuda_linalg_backend);
+  if (!rc) rc = ml_filter_backend_register(ML_CUDA, &cuda_filter_backend);
   return rc;
 }

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../../src/core/filter_backend.h"
 #include "../../src/core/knn_backend.h"
 #include "../../src/core/linalg_backend.h"
 
@@ -51,5 +52,13 @@ int main(void) {
   report("linalg without gesvd", ml_linalg_backend_register(ML_CPU, &l));
   fill(&l, offsetof(ml_linalg_backend, potrf), sizeof l);
   report("linalg complete", ml_linalg_backend_register(ML_CPU, &l));
+
+  ml_filter_backend f;
+  memset(&f, 0, sizeof f);
+  fill(&f, offsetof(ml_filter_backend, correlate), sizeof f);
+  f.box = NULL;
+  report("filter without box", ml_filter_backend_register(ML_CPU, &f));
+  fill(&f, offsetof(ml_filter_backend, correlate), sizeof f);
+  report("filter complete", ml_filter_backend_register(ML_CPU, &f));
   return 0;
 }
