@@ -144,35 +144,38 @@ struct corr_args {
   int64_t tiles_x, tiles_y, tiles;
 };
 
-/* tile[r][c] = ext(in)[p][r0 + r][c0 + c] for r < rows, c < width, and 0
- * for width <= c < pitch; warps take rows, lanes columns. */
+/* tile (rows x pitch) [r][c] = ext(plane)[r0 + r][c0 + c] for r < real
+ * and c < width, rows folded by my and columns by mx (a position folded to
+ * -1, or a plane given as NULL, reads cval), and zeros elsewhere; straight
+ * from memory when the window lies inside the plane. Consecutive threads
+ * take consecutive elements, four loads in flight each. */
 template <class T>
-__device__ void load_tile(const corr_args &a, T *tile, int64_t p, int64_t r0, int64_t c0,
-                          int rows, int width) {
-  const T *in = (const T *)a.in;
-  const ml_filter_mode mode = (ml_filter_mode)a.mode;
-  const T cval = (T)a.cval;
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, warps = THREADS / 32;
-  int64_t q0 = ml_filter_fold(p, a.n0, mode);
-  if (q0 >= 0 && r0 >= 0 && r0 + rows <= a.n1 && c0 >= 0 && c0 + width <= a.n2) {
-    const T *base = in + (q0 * a.n1 + r0) * a.n2 + c0;
-    for (int r = warp; r < rows; r += warps) {
-#pragma unroll 4
-      for (int c = lane; c < a.pitch; c += 32)
-        tile[r * a.pitch + c] = c < width ? base[r * a.n2 + c] : T(0);
-    }
-    return;
-  }
-  for (int r = warp; r < rows; r += warps) {
-    int64_t q1 = q0 < 0 ? -1 : ml_filter_fold(r0 + r, a.n1, mode);
-    for (int c = lane; c < a.pitch; c += 32) {
-      T v = T(0);
-      if (c < width) {
-        int64_t q2 = ml_filter_fold(c0 + c, a.n2, mode);
-        v = q1 < 0 || q2 < 0 ? cval : in[(q0 * a.n1 + q1) * a.n2 + q2];
+__device__ void load_tile(T *tile, const T *plane, int64_t n1, int64_t n2, int64_t r0,
+                          int64_t c0, int real, int rows, int width, int pitch,
+                          ml_filter_mode my, ml_filter_mode mx, T cval) {
+  const bool inside = plane && r0 >= 0 && r0 + real <= n1 && c0 >= 0 && c0 + width <= n2;
+  const int total = rows * pitch;
+  int r = threadIdx.x / pitch, c = threadIdx.x % pitch;
+  for (int e = threadIdx.x; e < total; e += 4 * THREADS) {
+    T v[4];
+#pragma unroll
+    for (int u = 0; u < 4; u++) {
+      v[u] = T(0);
+      if (r < real && c < width) {
+        if (inside) {
+          v[u] = plane[(r0 + r) * n2 + c0 + c];
+        } else {
+          const int64_t q1 = plane ? ml_filter_fold(r0 + r, n1, my) : -1;
+          const int64_t q2 = ml_filter_fold(c0 + c, n2, mx);
+          v[u] = q1 < 0 || q2 < 0 ? cval : plane[q1 * n2 + q2];
+        }
       }
-      tile[r * a.pitch + c] = v;
+      c += THREADS;
+      while (c >= pitch) c -= pitch, r++;
     }
+#pragma unroll
+    for (int u = 0; u < 4; u++)
+      if (e + u * THREADS < total) tile[e + u * THREADS] = v[u];
   }
 }
 
@@ -221,6 +224,9 @@ __global__ void __launch_bounds__(THREADS) corr_tile(corr_args a) {
   T *tile = reinterpret_cast<T *>(smem_raw);
   const int tx = threadIdx.x % BX, ty = threadIdx.x / BX, xw = tx * RX;
   const int rows = TY + a.k1 - 1;
+  const T *in = (const T *)a.in;
+  const ml_filter_mode mode = (ml_filter_mode)a.mode;
+  const T cval = (T)a.cval;
   for (int64_t t = blockIdx.x; t < a.tiles; t += gridDim.x) {
     const int64_t bx = t % a.tiles_x, by = t / a.tiles_x % a.tiles_y, z = t / a.tiles_x / a.tiles_y;
     const int64_t x0 = bx * TX, y0 = by * TY;
@@ -230,7 +236,9 @@ __global__ void __launch_bounds__(THREADS) corr_tile(corr_args a) {
 #pragma unroll
       for (int q = 0; q < RX; q++) acc[r][q] = T(0);
     for (int j0 = 0; j0 < a.k0; j0++) {
-      load_tile<T>(a, tile, z + j0 + a.s0, y0 + a.s1, x0 + a.s2, rows, TX + a.k2 - 1);
+      const int64_t q0 = ml_filter_fold(z + j0 + a.s0, a.n0, mode);
+      load_tile<T>(tile, q0 < 0 ? nullptr : in + q0 * a.n1 * a.n2, a.n1, a.n2, y0 + a.s1,
+                   x0 + a.s2, rows, rows, TX + a.k2 - 1, a.pitch, mode, mode, cval);
       __syncthreads();
       /* tile row ty RY + s feeds output row r through mask row s - r */
       for (int s = 0; s < RY + a.k1 - 1; s++) {
@@ -426,27 +434,14 @@ __global__ void __launch_bounds__(THREADS) sep_fused(sep_args a) {
   T *out = (T *)a.out;
   const T cval = (T)a.cval;
   const ml_filter_mode my = (ml_filter_mode)a.mode_y, mx = (ml_filter_mode)a.mode_x;
-  const int tx = threadIdx.x % BX, ty = threadIdx.x / BX, xw = tx * RX;
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int tx = threadIdx.x % BX, ty = threadIdx.x / BX, xw = tx * RX, lane = tx;
   for (int64_t t = blockIdx.x; t < a.tiles; t += gridDim.x) {
     const int64_t bx = t % a.tiles_x, by = t / a.tiles_x % a.tiles_y, z = t / a.tiles_x / a.tiles_y;
     const int64_t x0 = bx * TX + a.sx, y0 = by * TY + a.sy;
     const T *plane = in + z * a.n1 * a.n2;
-    /* the input tile: rows past ky - 1 of the halo (padding taps) and
-     * columns past width are zeros */
-    const bool inside = y0 >= 0 && y0 + TY + a.ky - 1 <= a.n1 && x0 >= 0 && x0 + width <= a.n2;
-    for (int r = warp; r < rows; r += THREADS / 32) {
-      const bool real = r < TY + a.ky - 1;
-      const int64_t q1 = inside ? y0 + r : ml_filter_fold(y0 + r, a.n1, my);
-      for (int c = lane; c < a.pitch; c += 32) {
-        T v = T(0);
-        if (real && c < width) {
-          const int64_t q2 = inside ? x0 + c : ml_filter_fold(x0 + c, a.n2, mx);
-          v = q1 < 0 || q2 < 0 ? cval : plane[q1 * a.n2 + q2];
-        }
-        tile[r * a.pitch + c] = v;
-      }
-    }
+    /* the input tile; the rows of the padding taps are zeros */
+    load_tile<T>(tile, plane, a.n1, a.n2, y0, x0, TY + a.ky - 1, rows, width, a.pitch, my, mx,
+                 cval);
     __syncthreads();
     /* first pass, along rows: column c of mid, rows ty RY .. + RY - 1 */
     for (int c = lane; c < a.pitch; c += 32) {
