@@ -6,21 +6,22 @@
  * multiply-adds (the mask rounded to float32), float64 in double; moving
  * sums run in double.
  *
- * correlate (corr_tile): the mask, reversed under flip, converted to T
- * and its rows padded with zeros to a multiple of KC taps, goes to
- * constant memory. A block of 256 threads computes a tile of TY x TX
- * outputs of one plane: 8 rows of 32 threads, each thread RY = 4 rows of
+ * correlate (corr_tile): the mask, reversed under flip and converted to
+ * T, goes to constant memory (its rows padded to a multiple of KC). A
+ * block of 256 threads computes a tile of TY x TX outputs of one plane:
+ * 8 rows of 32 threads, each thread RY = 4 rows of
  * RX = 4 consecutive outputs (TY = 32, TX = 128), or for outputs of few
  * rows one row of 256 threads of RX outputs (TY = 1, TX = 1024). For each
  * plane of the mask the block loads the input tile with its halo into
  * shared memory, straight from memory when the window lies inside the
  * input (interior tiles) and through the fold at the borders; then each
- * thread, for every tile row it needs and every KC taps, reads a window
- * of RX + KC - 1 samples with 16-byte loads into registers and adds them,
- * KC weights at a time, to every one of its RY rows that this tile row
- * reaches. A mask too large for constant memory or for shared memory goes
- * through corr_direct (one output a thread, from global memory), or,
- * from FILTER_FFT_MIN_TAPS taps, through cuFFT (filter_fft.cu).
+ * thread, for every tile row it needs and every chunk of KC taps (the
+ * last one shorter), reads a window of RX + KC - 1 samples with 16-byte
+ * loads into registers and adds it, weight by weight, to every one of its
+ * RY rows that this tile row reaches. A mask too large for constant
+ * memory or for shared memory goes through corr_direct (one output a
+ * thread, from global memory), or, from FILTER_FFT_MIN_TAPS taps, through
+ * cuFFT (filter_fft.cu).
  *
  * separable: one pass is a correlation with a 1 x k x 1 or 1 x 1 x k
  * mask; two go through sep_fused when their masks and tiles fit: the
@@ -92,8 +93,8 @@ template <> struct vec16<double> {
 
 static inline int64_t round_up(int64_t n, int64_t m) { return (n + m - 1) / m * m; }
 
-/* The taps a kernel adds at a time for a mask row of k: k itself when
- * small, else 8 (the row padded with zeros to a multiple). */
+/* The taps a kernel takes in one chunk for mask rows of k: 1, 3 or 5
+ * for the rows that short, else 8. */
 static inline int taps_for(int64_t k) { return k == 1 ? 1 : k <= 3 ? 3 : k <= 5 ? 5 : 8; }
 
 /* ---- the mask ---- */
@@ -179,13 +180,14 @@ __device__ void load_tile(T *tile, const T *plane, int64_t n1, int64_t n2, int64
   }
 }
 
-/* acc[q] += the row of KC weights from constant element w times the
- * window win (RX + KC - 1 samples). */
-template <class T, int KC, int WN>
-__device__ __forceinline__ void add_taps(T *acc, const T *win, int w) {
+/* acc[q] += n <= KC weights from constant element w on (n = KC unless
+ * TAIL) times the window win (RX + KC - 1 samples). */
+template <class T, int KC, bool TAIL>
+__device__ __forceinline__ void add_taps(T *acc, const T *win, int w, int n) {
 #pragma unroll
   for (int kk = 0; kk < KC; kk++) {
-    T wv = cmask<T>(w + kk);
+    if (TAIL && kk >= n) break;
+    const T wv = cmask<T>(w + kk);
 #pragma unroll
     for (int q = 0; q < RX; q++) acc[q] = fma(wv, win[q + kk], acc[q]);
   }
@@ -198,6 +200,39 @@ __device__ __forceinline__ void load_window(T *win, const T *row) {
   const typename V::type *v = reinterpret_cast<const typename V::type *>(row);
 #pragma unroll
   for (int i = 0; i < WN / V::n; i++) V::split(v[i], win + i * V::n);
+}
+
+/* One chunk of n taps of corr_tile: the window at row (tile row s of
+ * the thread) into registers, added to each output row r that it reaches,
+ * through mask row s - r, whose weights start at constant element w +
+ * (s - r) kp. */
+template <class T, int RY, int KC, int WN, bool TAIL>
+__device__ __forceinline__ void rows_chunk(T (&acc)[RY][RX], const T *row, int s, int k1,
+                                           int w, int kp, int n) {
+  T win[WN];
+  load_window<T, WN>(win, row);
+#pragma unroll
+  for (int r = 0; r < RY; r++) {
+    const int j1 = s - r;
+    if (j1 >= 0 && j1 < k1) add_taps<T, KC, TAIL>(acc[r], win, w + j1 * kp, n);
+  }
+}
+
+/* One chunk of n taps of sep_fused's first pass: acc[r] (rows row0 + r
+ * of column c) += weights j .. j + n - 1 times the column's samples. */
+template <class T, int RY, int KC, bool TAIL>
+__device__ __forceinline__ void column_chunk(T *acc, const T *tile, int row0, int c, int pitch,
+                                             int j, int n) {
+  T col[RY + KC - 1];
+#pragma unroll
+  for (int e = 0; e < RY + KC - 1; e++) col[e] = tile[(row0 + j + e) * pitch + c];
+#pragma unroll
+  for (int kk = 0; kk < KC; kk++) {
+    if (TAIL && kk >= n) break;
+    const T wv = cmask<T>(j + kk);
+#pragma unroll
+    for (int r = 0; r < RY; r++) acc[r] = fma(wv, col[r + kk], acc[r]);
+  }
 }
 
 /* RX outputs from acc to o (row offset x of a row of len), 16-byte stores
@@ -243,16 +278,12 @@ __global__ void __launch_bounds__(THREADS) corr_tile(corr_args a) {
       /* tile row ty RY + s feeds output row r through mask row s - r */
       for (int s = 0; s < RY + a.k1 - 1; s++) {
         const T *row = tile + (ty * RY + s) * a.pitch + xw;
-        for (int c = 0; c < a.kp; c += KC) {
-          T win[WN];
-          load_window<T, WN>(win, row + c);
-#pragma unroll
-          for (int r = 0; r < RY; r++) {
-            const int j1 = s - r;
-            if (j1 >= 0 && j1 < a.k1)
-              add_taps<T, KC, WN>(acc[r], win, (j0 * a.k1 + j1) * a.kp + c);
-          }
-        }
+        const int w = j0 * a.k1 * a.kp;
+        int c = 0;
+        for (; c + KC <= a.k2; c += KC)
+          rows_chunk<T, RY, KC, WN, false>(acc, row + c, s, a.k1, w + c, a.kp, KC);
+        if (c < a.k2)
+          rows_chunk<T, RY, KC, WN, true>(acc, row + c, s, a.k1, w + c, a.kp, a.k2 - c);
       }
       __syncthreads();
     }
@@ -425,7 +456,6 @@ template <class T, int KC>
 __global__ void __launch_bounds__(THREADS) sep_fused(sep_args a) {
   constexpr int BX = 32, BY = 8, RY = 4, TX = BX * RX, TY = BY * RY;
   constexpr int VE = vec16<T>::n, WN = (RX + KC - 1 + VE - 1) / VE * VE;
-  constexpr int CW = RY + KC - 1;
   extern __shared__ __align__(16) unsigned char smem_raw[];
   const int rows = TY + a.kyp - 1, width = TX + a.kx - 1;
   T *tile = reinterpret_cast<T *>(smem_raw);
@@ -449,17 +479,10 @@ __global__ void __launch_bounds__(THREADS) sep_fused(sep_args a) {
 #pragma unroll
       for (int r = 0; r < RY; r++) acc[r] = T(0);
       if (c < width) {
-        for (int j = 0; j < a.kyp; j += KC) {
-          T col[CW];
-#pragma unroll
-          for (int e = 0; e < CW; e++) col[e] = tile[(ty * RY + j + e) * a.pitch + c];
-#pragma unroll
-          for (int kk = 0; kk < KC; kk++) {
-            const T wv = cmask<T>(j + kk);
-#pragma unroll
-            for (int r = 0; r < RY; r++) acc[r] = fma(wv, col[r + kk], acc[r]);
-          }
-        }
+        int j = 0;
+        for (; j + KC <= a.ky; j += KC)
+          column_chunk<T, RY, KC, false>(acc, tile, ty * RY, c, a.pitch, j, KC);
+        if (j < a.ky) column_chunk<T, RY, KC, true>(acc, tile, ty * RY, c, a.pitch, j, a.ky - j);
         /* constant mode: the first pass's result past the edges is cval */
         if (mx == ML_FILTER_CONSTANT && (x0 + c < 0 || x0 + c >= a.n2))
 #pragma unroll
@@ -476,10 +499,16 @@ __global__ void __launch_bounds__(THREADS) sep_fused(sep_args a) {
 #pragma unroll
       for (int q = 0; q < RX; q++) acc[q] = T(0);
       const T *row = mid + (ty * RY + r) * a.pitch + xw;
-      for (int c = 0; c < a.kxp; c += KC) {
+      int c = 0;
+      for (; c + KC <= a.kx; c += KC) {
         T win[WN];
         load_window<T, WN>(win, row + c);
-        add_taps<T, KC, WN>(acc, win, a.kyp + c);
+        add_taps<T, KC, false>(acc, win, a.kyp + c, KC);
+      }
+      if (c < a.kx) {
+        T win[WN];
+        load_window<T, WN>(win, row + c);
+        add_taps<T, KC, true>(acc, win, a.kyp + c, a.kx - c);
       }
       const int64_t y = by * TY + ty * RY + r;
       if (y < a.n1) store_outputs<T>(out + (z * a.n1 + y) * a.n2, acc, bx * TX + xw, a.n2);
