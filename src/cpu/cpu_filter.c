@@ -1,18 +1,19 @@
 /* Filters on the CPU (contracts in core/filter_backend.h).
  *
- * correlate and separable share one loop: each output row (i0, i1) sums,
- * for each mask row (j0, j1), the correlation of one input row with that
- * mask row. The input row is first extended along axis 2 into a buffer of
- * doubles through a table of folded positions (filter_fold.h), so the
- * inner loop is a plain product over contiguous doubles; rows that lie
- * outside the input in constant mode are cval throughout. Sums run in
- * double in the mask's C order, as scipy.ndimage's, and round once. The
- * separable passes run one after the other, the first into a scratch
- * array of the dtype. box keeps a running sum per line, restarted at
- * every CHUNK outputs (or every window, for longer ones) so that one long
- * line splits across threads the same way whatever their number. OpenMP
- * over rows, lines or chunks; a row's result never depends on the thread
- * that computes it. */
+ * correlate and separable share one loop: each work item, SEG outputs of
+ * one output row (i0, i1), sums for each mask row (j0, j1) the correlation
+ * of one input row with that mask row. The stretch of the input row it
+ * reads is first extended along axis 2 into a buffer of doubles
+ * (filter_fold.h; read in place when it is double and lies inside the
+ * row), so the inner loop is a plain product over contiguous doubles;
+ * rows that lie outside the input in constant mode are cval throughout.
+ * Sums run in double in the mask's C order, as scipy.ndimage's, and round
+ * once. The separable passes run one after the other, the first into a
+ * scratch array of the dtype. box keeps a running sum per line, restarted
+ * at every CHUNK outputs (or every window, for longer ones), so that one
+ * long line splits across threads the same way whatever their number.
+ * OpenMP over work items; an output never depends on the thread that
+ * computes it. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,6 +21,7 @@
 #include "cpu.h"
 #include "strided.h"
 
+#define SEG 4096
 #define CHUNK 65536
 
 /* One correlation over raw data: out (o0 x o1 x o2) from in (n0 x n1 x
@@ -34,25 +36,15 @@ typedef struct {
   double cval;
 } plan;
 
-/* Folded positions of axis a: tab[e] for position start + e, e = 0 ..
- * o + k - 2. */
-static int64_t *fold_table(const plan *p, int a) {
-  int64_t len = p->o[a] + p->k[a] - 1;
-  int64_t *tab = malloc((size_t)len * sizeof *tab);
-  for (int64_t e = 0; tab && e < len; e++)
-    tab[e] = ml_filter_fold(p->start[a] + e, p->n[a], p->mode[a]);
-  return tab;
-}
-
-/* buf[e] = row[tab[e]] as double, or cval where tab[e] < 0. */
-static void load_row(double *buf, const char *row, const int64_t *tab,
-                     int64_t len, int f32, double cval) {
-  if (f32) {
-    const float *x = (const float *)row;
-    for (int64_t e = 0; e < len; e++) buf[e] = tab[e] < 0 ? cval : x[tab[e]];
-  } else {
-    const double *x = (const double *)row;
-    for (int64_t e = 0; e < len; e++) buf[e] = tab[e] < 0 ? cval : x[tab[e]];
+/* buf[e] = the extension of row at positions p0 + e, e < len, as double. */
+static void load_row(const plan *p, double *buf, const char *row, int64_t p0,
+                     int64_t len) {
+  int64_t n = p->n[2];
+  for (int64_t e = 0; e < len; e++) {
+    int64_t q = ml_filter_fold(p0 + e, n, p->mode[2]);
+    buf[e] = q < 0        ? p->cval
+             : p->f32 ? ((const float *)row)[q]
+                      : ((const double *)row)[q];
   }
 }
 
@@ -65,23 +57,22 @@ static void store_row(char *row, const double *acc, int64_t len, int f32) {
   }
 }
 
-typedef struct {
-  const plan *p;
-  int64_t *tab[3];
-  int ident; /* tab[2] runs tab[2][0], tab[2][0] + 1, ...: rows read in place */
-} corr_job;
-
-/* Output row r = i0 o1 + i1. */
-static void corr_row(const corr_job *j, int64_t r, double *buf, double *acc) {
-  const plan *p = j->p;
-  int64_t o2 = p->o[2], len = o2 + p->k[2] - 1;
-  int64_t i0 = r / p->o[1], i1 = r % p->o[1];
+/* Work item u: outputs x0 .. x0 + m - 1 of output row r = i0 o1 + i1,
+ * x0 = (u mod segs) SEG. */
+static void corr_item(const plan *p, int64_t u, double *buf, double *acc) {
+  int64_t segs = (p->o[2] + SEG - 1) / SEG, r = u / segs;
+  int64_t x0 = u % segs * SEG;
+  int64_t m = p->o[2] - x0 < SEG ? p->o[2] - x0 : SEG, len = m + p->k[2] - 1;
+  int64_t i0 = r / p->o[1], i1 = r % p->o[1], p0 = x0 + p->start[2];
+  int in_place = !p->f32 && p0 >= 0 && p0 + len <= p->n[2];
   size_t esize = p->f32 ? 4 : 8;
-  for (int64_t x = 0; x < o2; x++) acc[x] = 0;
+  for (int64_t x = 0; x < m; x++) acc[x] = 0;
   for (int64_t j0 = 0; j0 < p->k[0]; j0++) {
-    int64_t q0 = j->tab[0][i0 + j0], w0 = p->flip ? p->k[0] - 1 - j0 : j0;
+    int64_t q0 = ml_filter_fold(i0 + j0 + p->start[0], p->n[0], p->mode[0]);
+    int64_t w0 = p->flip ? p->k[0] - 1 - j0 : j0;
     for (int64_t j1 = 0; j1 < p->k[1]; j1++) {
-      int64_t q1 = j->tab[1][i1 + j1], w1 = p->flip ? p->k[1] - 1 - j1 : j1;
+      int64_t q1 = ml_filter_fold(i1 + j1 + p->start[1], p->n[1], p->mode[1]);
+      int64_t w1 = p->flip ? p->k[1] - 1 - j1 : j1;
       const double *w = p->w + (w0 * p->k[1] + w1) * p->k[2];
       const double *src = buf;
       if (q0 < 0 || q1 < 0) {
@@ -89,50 +80,41 @@ static void corr_row(const corr_job *j, int64_t r, double *buf, double *acc) {
       } else {
         int64_t at = (q0 * p->n[1] + q1) * p->n[2];
         const char *row = p->in + at * (int64_t)esize;
-        if (j->ident && !p->f32)
-          src = (const double *)row + j->tab[2][0];
+        if (in_place)
+          src = (const double *)row + p0;
         else
-          load_row(buf, row, j->tab[2], len, p->f32, p->cval);
+          load_row(p, buf, row, p0, len);
       }
       for (int64_t j2 = 0; j2 < p->k[2]; j2++) {
         double wv = w[p->flip ? p->k[2] - 1 - j2 : j2];
         const double *s = src + j2;
-        for (int64_t x = 0; x < o2; x++) acc[x] += wv * s[x];
+        for (int64_t x = 0; x < m; x++) acc[x] += wv * s[x];
       }
     }
   }
-  store_row(p->out + r * o2 * (int64_t)esize, acc, o2, p->f32);
+  store_row(p->out + (r * p->o[2] + x0) * (int64_t)esize, acc, m, p->f32);
 }
 
 static int run_plan(const plan *p) {
-  int64_t rows = p->o[0] * p->o[1], o2 = p->o[2];
-  if (rows == 0 || o2 == 0) return ML_OK;
-  corr_job j = {p, {NULL, NULL, NULL}, 1};
-  int rc = ML_OK;
-  for (int a = 0; a < 3; a++)
-    if (!(j.tab[a] = fold_table(p, a))) rc = ML_ENOMEM;
-  int64_t len = o2 + p->k[2] - 1;
-  for (int64_t e = 0; !rc && e < len; e++)
-    j.ident = j.ident && j.tab[2][0] >= 0 && j.tab[2][e] == j.tab[2][0] + e;
-  int64_t taps = p->k[0] * p->k[1] * p->k[2];
-  int threads = cpu_threads_for(rows * o2 * taps, CPU_PARALLEL_MIN), failed = 0;
-  if (threads > rows) threads = (int)rows;
-  if (!rc) {
+  int64_t segs = (p->o[2] + SEG - 1) / SEG, items = p->o[0] * p->o[1] * segs;
+  if (items == 0) return ML_OK;
+  int64_t len = SEG + p->k[2] - 1, taps = p->k[0] * p->k[1] * p->k[2];
+  int64_t work = p->o[0] * p->o[1] * p->o[2] * taps;
+  int threads = cpu_threads_for(work, CPU_PARALLEL_MIN), failed = 0;
+  if (threads > items) threads = (int)items;
 #pragma omp parallel num_threads(threads)
-    {
-      double *buf = malloc((size_t)(len + o2) * sizeof *buf);
-      if (!buf) {
+  {
+    double *buf = malloc((size_t)(len + SEG) * sizeof *buf);
+    if (!buf) {
 #pragma omp atomic write
-        failed = 1;
-      }
-#pragma omp for schedule(static)
-      for (int64_t r = 0; r < rows; r++)
-        if (buf && !ml_interrupt_pending()) corr_row(&j, r, buf, buf + len);
-      free(buf);
+      failed = 1;
     }
+#pragma omp for schedule(static)
+    for (int64_t u = 0; u < items; u++)
+      if (buf && !ml_interrupt_pending()) corr_item(p, u, buf, buf + len);
+    free(buf);
   }
-  for (int a = 0; a < 3; a++) free(j.tab[a]);
-  if (rc || failed)
+  if (failed)
     return ml_fail(ML_ENOMEM, "out of memory for rows of %lld samples",
                    (long long)len);
   if (ml_interrupt_take()) return ml_fail(ML_EINTR, "interrupted");
@@ -205,11 +187,12 @@ typedef struct {
   char *out;
   int f32;
   int64_t n, inner, chunk;
-  int64_t *tab; /* position start + e, e = 0 .. n + length - 2 */
 } box_job;
 
+/* The extension of a line (samples inner apart) at index e of the
+ * window's positions, start + e. */
 static double value(const box_job *b, const char *line, int64_t e) {
-  int64_t q = b->tab[e];
+  int64_t q = ml_filter_fold(b->f->start + e, b->n, b->f->mode);
   if (q < 0) return b->f->cval;
   return b->f32 ? ((const float *)line)[q * b->inner]
                 : ((const double *)line)[q * b->inner];
@@ -222,9 +205,8 @@ static void put(const box_job *b, char *line, int64_t i, double s) {
     ((double *)line)[i * b->inner] = s / b->f->divisor;
 }
 
-/* Work item u: outputs c0 .. c0 + chunk - 1 of one line (one column, a
- * column of every inner index when inner > 1, are all done side by side
- * by box_columns). */
+/* Work item u of contiguous lines (inner = 1): outputs c0 .. c0 + chunk
+ * - 1 of one line. */
 static void box_chunk(const box_job *b, int64_t u) {
   int64_t chunks = (b->n + b->chunk - 1) / b->chunk, L = b->f->length;
   int64_t line = u / chunks, c0 = u % chunks * b->chunk;
@@ -241,7 +223,8 @@ static void box_chunk(const box_job *b, int64_t u) {
   }
 }
 
-/* Line i0 with inner > 1: columns c0 .. c1 - 1 side by side. */
+/* Work item u of strided lines (inner > 1): COLS of a line's columns
+ * side by side. */
 #define COLS 256
 static void box_columns(const box_job *b, int64_t u) {
   int64_t groups = (b->inner + COLS - 1) / COLS, L = b->f->length;
@@ -266,16 +249,10 @@ static void box_columns(const box_job *b, int64_t u) {
 }
 
 static int cpu_filter_box(const ml_filter_box *f) {
-  int64_t lines = f->in->shape[0], n = f->in->shape[1], inner = f->in->shape[2];
-  int64_t L = f->length, len = n + L - 1;
+  int64_t lines = f->in->shape[0], n = f->in->shape[1];
+  int64_t inner = f->in->shape[2], L = f->length;
   box_job b = {f, ml_array_data(f->in), ml_array_data(f->out),
-               f->in->dtype == ML_FLOAT32, n, inner, L > CHUNK ? L : CHUNK,
-               NULL};
-  b.tab = malloc((size_t)len * sizeof *b.tab);
-  if (!b.tab)
-    return ml_fail(ML_ENOMEM, "out of memory for a window of %lld", (long long)L);
-  for (int64_t e = 0; e < len; e++)
-    b.tab[e] = ml_filter_fold(f->start + e, n, f->mode);
+               f->in->dtype == ML_FLOAT32, n, inner, L > CHUNK ? L : CHUNK};
   int64_t units = inner > 1 ? lines * ((inner + COLS - 1) / COLS)
                             : lines * ((n + b.chunk - 1) / b.chunk);
   int threads = cpu_threads_for(lines * n * inner, CPU_PARALLEL_MIN);
@@ -288,7 +265,6 @@ static int cpu_filter_box(const ml_filter_box *f) {
     else
       box_chunk(&b, u);
   }
-  free(b.tab);
   if (ml_interrupt_take()) return ml_fail(ML_EINTR, "interrupted");
   return ML_OK;
 }
