@@ -43,7 +43,7 @@ ifneq ($(NVCC),)
     NVCCFLAGS += -I$(CUDNN_HOME)/include
     LDLIBS    += -L$(CUDNN_HOME)/lib -Wl,-rpath,$(CUDNN_HOME)/lib
   endif
-  LDLIBS    += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudnn -lcusolver -lcublas \
+  LDLIBS    += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudnn -lcusolver -lcublas -lcufft \
                -lcudart_static -ldl -lrt -lpthread -lstdc++
 endif
 # The files that test ML_HAVE_CUDA are rebuilt when CUDA is switched on or

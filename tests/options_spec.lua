@@ -113,6 +113,22 @@ local PROBES = {
   ["linalg.lstsq"] = function(o) return ml.linalg.lstsq(ml.eye(2), ml.ones(2), o) end,
   ["linalg.norm"] = function(o) return ml.linalg.norm(ml.eye(2), o) end,
   cov = function(o) return ml.cov(ml.ones(2, 3), o) end,
+  convolve = function(o) return ml.convolve(ml.ones(3), ml.ones(2), o) end,
+  correlate = function(o) return ml.correlate(ml.ones(3), ml.ones(2), o) end,
+  window_sum = function(o) return ml.window_sum(ml.ones(3), 1, o) end,
+  ["ndimage.correlate"] = function(o) return ml.ndimage.correlate(ml.ones(3), ml.ones(2), o) end,
+  ["ndimage.convolve"] = function(o) return ml.ndimage.convolve(ml.ones(3), ml.ones(2), o) end,
+  ["ndimage.correlate1d"] = function(o)
+    return ml.ndimage.correlate1d(ml.ones(3), ml.ones(2), o)
+  end,
+  ["ndimage.convolve1d"] = function(o) return ml.ndimage.convolve1d(ml.ones(3), ml.ones(2), o) end,
+  ["ndimage.uniform_filter1d"] = function(o) return ml.ndimage.uniform_filter1d(ml.ones(3), 2, o) end,
+  ["ndimage.uniform_filter"] = function(o) return ml.ndimage.uniform_filter(ml.ones(3), 2, o) end,
+  ["ndimage.gaussian_filter"] = function(o) return ml.ndimage.gaussian_filter(ml.ones(3), 1, o) end,
+  ["ndimage.gaussian_filter1d"] = function(o)
+    return ml.ndimage.gaussian_filter1d(ml.ones(3), 1, o)
+  end,
+  ["ndimage.sobel"] = function(o) return ml.ndimage.sobel(ml.ones(3), o) end,
   KNNClassifier = function(o) return ml.KNNClassifier(o) end,
   KMeans = function(o) return ml.KMeans(o) end,
   GaussianMixture = function(o) return ml.GaussianMixture(o) end,

@@ -86,6 +86,8 @@ function M.run()
   end
   knn_sets = nil
   collectgarbage()
+  require("bench.filter").run(add, {bandwidth = bw})
+  collectgarbage()
   require("bench.mixture").run(add, {bandwidth = bw, gemm64 = gemm_rate.float64,
                                      gemm32 = gemm_rate.float32})
   require("bench.conv").run(add, {bandwidth = bw, gemm32 = gemm_rate.float32})

@@ -11,6 +11,7 @@ import numpy as np
 import torch
 
 import peers_conv_torch
+import peers_filter
 import peers_mixture_torch
 
 dev = "cuda"
@@ -87,6 +88,7 @@ def main():
         r = torch.rand(32768, d, device=dev) * 1000 - 500
         print("knn_32768_d%d" % d, median_time(lambda a, b: knn(a, b, 20), [(q, r)], 5))
     del q, r
+    peers_filter.main(median_time)
     peers_mixture_torch.main(median_time)
     peers_conv_torch.main(median_time)
 

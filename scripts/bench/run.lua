@@ -31,6 +31,10 @@ for _, r in ipairs(results) do
   print(("%-40s %11s %11s %8s %16s"):format(r.label, bench.format_time(r.time),
     bench.format_time(p), p and ("%.2fx"):format(r.time / p) or "-", floor))
   if r.note then print("    " .. r.note) end
+  if peer and peer[r.name .. "_cupy"] then
+    print(("    cupy %s (ratio %.2fx)"):format(bench.format_time(peer[r.name .. "_cupy"]),
+      r.time / peer[r.name .. "_cupy"]))
+  end
   if p and peer[r.name .. "_iters"] then
     print(("    %s ran %d iterations"):format(peer_name, peer[r.name .. "_iters"]))
   end

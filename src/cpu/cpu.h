@@ -4,6 +4,7 @@
 #define ML_CPU_H
 
 #include "../core/conv_backend.h"
+#include "../core/filter_backend.h"
 #include "../core/knn_backend.h"
 #include "../core/linalg_backend.h"
 
@@ -78,5 +79,7 @@ extern const ml_linalg_backend cpu_linalg_backend;
 
 /* cpu_conv.c: the convolution area's table. */
 extern const ml_conv_backend cpu_conv_backend;
+/* cpu_filter.c: the filter area's table. */
+extern const ml_filter_backend cpu_filter_backend;
 
 #endif

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../../src/core/conv_backend.h"
+#include "../../src/core/filter_backend.h"
 #include "../../src/core/knn_backend.h"
 #include "../../src/core/linalg_backend.h"
 
@@ -58,5 +59,12 @@ int main(void) {
   report("conv without forward", ml_conv_backend_register(ML_CPU, &cv));
   fill(&cv, offsetof(ml_conv_backend, forward), sizeof cv);
   report("conv complete", ml_conv_backend_register(ML_CPU, &cv));
+  ml_filter_backend f;
+  memset(&f, 0, sizeof f);
+  fill(&f, offsetof(ml_filter_backend, correlate), sizeof f);
+  f.box = NULL;
+  report("filter without box", ml_filter_backend_register(ML_CPU, &f));
+  fill(&f, offsetof(ml_filter_backend, correlate), sizeof f);
+  report("filter complete", ml_filter_backend_register(ML_CPU, &f));
   return 0;
 }

@@ -15,6 +15,8 @@ return function(ml)
   }
   -- ml.linalg's compositions and ml.cov, written in Lua
   require("moonlab.linalg").install(ml)
+  -- ml.ndimage's filters built on its passes, written in Lua
+  require("moonlab.ndimage").install(ml)
   -- `fields` names what __index loads, for the shell's tab completion.
   setmetatable(ml, {
     fields = lazy,

@@ -1,0 +1,36 @@
+/* What the filter kernels (filter.cu) and their FFT path (filter_fft.cu)
+ * share: one correlation over raw device pointers, the form every entry
+ * of the filter area takes once its arrays are unpacked. */
+#ifndef ML_CUDA_FILTER_CUH
+#define ML_CUDA_FILTER_CUH
+
+#include "device.cuh"
+
+/* out (o0 x o1 x o2) = the correlation of in (n0 x n1 x n2) with mask
+ * (k0 x k1 x k2 float64 on the device, reversed along every axis under
+ * flip) over in's extension by mode, read from start (filter_backend.h's
+ * ml_filter_corr); in and out contiguous, of the dtype T of the launcher
+ * that takes the plan. */
+struct filter_plan {
+  const void *in;
+  void *out;
+  const double *mask;
+  int64_t n[3], o[3], k[3], start[3];
+  ml_filter_mode mode;
+  double cval;
+  int flip;
+};
+
+/* The taps (k0 k1 k2) from which a correlation goes through cuFFT rather
+ * than through the direct kernels. A first guess, to be measured on the
+ * GPU host: scripts/bench/filter_fft.lua times both paths over square
+ * masks, the environment variable MOONLAB_FILTER_FFT=never or always
+ * overriding this rule. */
+#define FILTER_FFT_MIN_TAPS 1024
+
+/* The correlation of p through FFTs (filter_fft.cu), for float (f32) or
+ * double; ML_ENOMEM when the transforms' memory cannot be had or their
+ * sizes do not suit cuFFT, so that the caller takes the direct path. */
+int filter_fft(cuda_dev *d, const filter_plan *p, int f32);
+
+#endif
