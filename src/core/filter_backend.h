@@ -59,10 +59,11 @@ typedef struct {
 /* box: moving sums along axis 1, in and out of one shape:
  *   out[i0][i1][i2] = (sum_{k < length} ext(in)[i0][i1 + k + start][i2])
  *                     / divisor
- * summed in double (a running sum, or differences of prefix sums over
- * stretches of the line: any order whose error stays within a few times
- * (length + 4096) 2^-53 sum |x| over the stretch), divided in double and
- * rounded once. The cost per output does not grow with length. */
+ * summed in double, divided in double and rounded once. The cost per
+ * output does not grow with length: a running sum restarted at least
+ * every max(2^16, length) outputs, or differences of prefix sums over
+ * stretches of at most 4096 + length samples, so that the sum errs by at
+ * most (length + 2^17) 2^-53 times the sum of |x| over the stretch. */
 typedef struct {
   const ml_array *out, *in;
   int64_t length, start; /* length >= 1 */
