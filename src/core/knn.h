@@ -31,7 +31,7 @@
 
 /* How the first pass searches: the backend's choice (a GPU filters for
  * d <= 64 and k <= 40, 39 with exclude_self, and takes the bounded pass
- * for k <= 8 when the references fit one tile), the filtered search (k up
+ * for k <= 8 and up to 8192 references), the filtered search (k up
  * to 64, 63 with exclude_self), GEMM tiles and candidate lists, or the
  * bounded pass (k up to 8; core/knn.c). The answer is the same. */
 typedef enum {
