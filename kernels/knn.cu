@@ -403,7 +403,8 @@ template <class T> __global__ void __launch_bounds__(BLOCK_G) knn_refine_block(R
   }
 }
 
-/* The short filtered lists (k <= count <= SHORT), a warp a row: the exact
+/* The short filtered lists (k <= count <= SHORT), a warp a row (and the
+ * failures of rows with fewer than k or more than c pairs): the exact
  * keys of a lane's pairs go to shared memory and the lane keeps its best;
  * k rounds of a warp minimum (by key, then index) each take the best
  * left, whose lane then finds its next best. Other rows are left to
@@ -418,11 +419,11 @@ __global__ void __launch_bounds__(SEL_WARPS * 32) knn_refine_short(RefineArgs<T>
   for (int64_t i = (int64_t)blockIdx.x * SEL_WARPS + wid; i < a.mt;
        i += (int64_t)gridDim.x * SEL_WARPS) {
     const int64_t c = a.count[i]; /* the same for the whole warp */
-    if (c > SHORT) continue;
     if (c < a.k || c > a.c) {
       if (lane == 0) a.ok[i] = 0;
       continue;
     }
+    if (c > SHORT) continue;
     const T *q = a.q + i * a.d;
     const double qnorm = a.metric == ML_KNN_COSINE ? query_norm(q, a.d) : 0;
     uint64_t bk = ~0ull;
@@ -487,7 +488,7 @@ template <class T> static int refine_typed(cuda_dev *d, const ml_knn_refine *r) 
   if (a.short_done) {
     int rc = cuda_launch<knn_refine_short<T>>(d, blocks_for(a.mt, SEL_WARPS), SEL_WARPS * 32, 0,
                                              "knn", a);
-    if (rc) return rc;
+    if (rc || a.c <= SHORT) return rc; /* lists this short leave nothing */
   }
   if (a.k <= WARP_L)
     return cuda_launch<knn_refine_warp<T>>(d, blocks_for(a.mt, SEL_WARPS), SEL_WARPS * 32,
