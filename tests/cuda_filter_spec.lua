@@ -163,7 +163,7 @@ describe("cuda filter: separable passes", function()
                 "gaussian_filter of a transposed view", bound(dt, 30, absmax(x), 1))
           local m = #shape == 2 and {3, 2} or {3, 2, 2}
           agree(ml.ndimage.correlate(tg, ml.ones(m, {device = GPU}), {mode = "wrap"}),
-                ml.ndimage.correlate(t, ml.ones(m), {mode = "wrap"}),
+                ml.ndimage.correlate(t, ml.ones(m, {device = "cpu"}), {mode = "wrap"}),
                 "correlate of a transposed view", bound(dt, 12, absmax(x), 12))
         end
       end
@@ -213,9 +213,10 @@ describe("cuda filter: moving sums", function()
     assert.same(ml.ndimage.sobel(i), ml.ndimage.sobel(i:cuda()):cpu())
     same_error(function() return ml.ndimage.correlate(xt, ml.ones(3, 3, {device = GPU}),
                                                        {origin = {2, 0}}) end,
-               function() return ml.ndimage.correlate(x:t(), ml.ones(3, 3), {origin = {2, 0}}) end,
+               function() return ml.ndimage.correlate(x:t(), ml.ones(3, 3, {device = "cpu"}),
+                                                       {origin = {2, 0}}) end,
                "bad origin")
     same_error(function() return ml.convolve(x:cuda(), ml.ones(3, {device = GPU})) end,
-               function() return ml.convolve(x, ml.ones(3)) end, "ranks")
+               function() return ml.convolve(x, ml.ones(3, {device = "cpu"})) end, "ranks")
   end)
 end)

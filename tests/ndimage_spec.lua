@@ -292,8 +292,9 @@ describe("ndimage: views, empty inputs and errors", function()
     assert.matches("option 'truncate' must be a number", errmsg(nd.gaussian_filter, x, 1, {truncate = "4"}))
     assert.matches("correlate1d: dimension", errmsg(nd.correlate1d, x, {1}, {axis = 3}))
     if ml.cuda.available() then
-      assert.matches("ndimage.correlate: .*cpu.*cuda:0", errmsg(nd.correlate, x, ml.ones(2, 2):cuda()))
-      assert.matches("ndimage.correlate1d: .*cpu.*cuda:0", errmsg(nd.correlate1d, x, ml.ones(2):cuda()))
+      local c = ml.ones(4, 5, {device = "cpu"})
+      assert.matches("ndimage.correlate: .*cpu.*cuda:0", errmsg(nd.correlate, c, ml.ones(2, 2):cuda()))
+      assert.matches("ndimage.correlate1d: .*cpu.*cuda:0", errmsg(nd.correlate1d, c, ml.ones(2):cuda()))
     end
   end)
 end)
