@@ -20,8 +20,9 @@
  * loads into registers and adds it, weight by weight, to every one of its
  * RY rows that this tile row reaches. A mask too large for constant
  * memory or for shared memory goes through corr_direct (one output a
- * thread, from global memory), or, from FILTER_FFT_MIN_TAPS taps, through
- * cuFFT (filter_fft.cu).
+ * thread, from global memory). From FILTER_FFT_MIN_TAPS_F32 or _F64 taps,
+ * or when the caller asks for it, a correlation goes through cuFFT
+ * (filter_fft.cu).
  *
  * separable: one pass is a correlation with a 1 x k x 1 or 1 x 1 x k
  * mask; two go through sep_fused when their masks and tiles fit: the
@@ -40,7 +41,6 @@
  * Other lines (and longer windows) go through box_runs: a thread keeps a
  * running sum along BOX_RUN (or length) outputs of one column; adjacent
  * threads take adjacent columns. */
-#include <stdlib.h>
 #include <string.h>
 
 #include <cub/block/block_scan.cuh>
@@ -324,17 +324,6 @@ __global__ void corr_direct(corr_args a, const T *w) {
   }
 }
 
-/* MOONLAB_FILTER_FFT=never or always overrides the FFT rule (read once),
- * for measuring FILTER_FFT_MIN_TAPS. */
-static int fft_override(void) {
-  static int v = -2;
-  if (v == -2) {
-    const char *s = getenv("MOONLAB_FILTER_FFT");
-    v = s && strcmp(s, "never") == 0 ? 0 : s && strcmp(s, "always") == 0 ? 1 : -1;
-  }
-  return v;
-}
-
 static corr_args corr_args_of(const filter_plan *p, int64_t kp, int64_t pitch) {
   corr_args a;
   a.in = p->in;
@@ -380,14 +369,17 @@ static void tile_shape(const filter_plan *p, int64_t kp, int64_t *pitch, size_t 
   *smem = (size_t)((TY + p->k[1] - 1) * *pitch) * sizeof(T);
 }
 
-/* The correlation of p: FFTs from FILTER_FFT_MIN_TAPS taps, corr_tile
- * when the mask fits constant memory and the tile shared memory, else
+/* The correlation of p: FFTs when p->fft asks for them or, left to us,
+ * from FILTER_FFT_MIN_TAPS_F32 or _F64 taps; else corr_tile when the
+ * mask fits constant memory and the tile shared memory, else
  * corr_direct. */
 template <class T>
 static int correlate_plan(cuda_dev *d, const filter_plan *p) {
   const int64_t taps = p->k[0] * p->k[1] * p->k[2];
+  const int64_t fft_from =
+      sizeof(T) == 4 ? FILTER_FFT_MIN_TAPS_F32 : FILTER_FFT_MIN_TAPS_F64;
   if (p->o[0] * p->o[1] * p->o[2] == 0) return ML_OK;
-  if (fft_override() == 1 || (fft_override() != 0 && taps >= FILTER_FFT_MIN_TAPS)) {
+  if (p->fft == 1 || (p->fft < 0 && taps >= fft_from)) {
     int rc = filter_fft(d, p, sizeof(T) == 4);
     if (rc != ML_ENOMEM) return rc;
   }
@@ -419,6 +411,7 @@ static filter_plan plan_of(const ml_array *out, const ml_array *in) {
     p.o[a] = out->shape[a];
     p.k[a] = 1;
   }
+  p.fft = -1;
   return p;
 }
 
@@ -431,6 +424,7 @@ static int filter_correlate(const ml_filter_corr *f) {
   p.mode = f->mode;
   p.cval = f->cval;
   p.flip = f->flip;
+  p.fft = f->fft;
   for (int a = 0; a < 3; a++) {
     p.k[a] = f->mask->shape[a];
     p.start[a] = f->start[a];

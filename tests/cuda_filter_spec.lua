@@ -91,6 +91,26 @@ describe("cuda filter: correlate", function()
     end
   end)
 
+  it("the fft option takes either path whatever the mask's size", function()
+    for _, dt in ipairs(floats) do
+      for _, case in ipairs({{{33, 130}, {5, 5}, true}, {{7}, {3}, true},
+                             {{70, 90}, {40, 40}, false}, {{9, 30, 31}, {5, 17, 15}, false}}) do
+        local x, w = input(case[1], dt), input(case[2], "float64", -1, 1)
+        local scale = (absmax(x) + 0.5) * w:abs():sum()
+        local tol = case[3] and (dt == "float32" and 1e-4 or 1e-11) * scale
+          or bound(dt, w:numel(), absmax(x) + 0.5, w:abs():sum())
+        for _, mode in ipairs(MODES) do
+          local opts = {mode = mode, cval = 0.5}
+          local g = ml.ndimage.convolve(x:cuda(), w:cuda(),
+                                        {mode = mode, cval = 0.5, fft = case[3]})
+          agree(g, ml.ndimage.convolve(x, w, opts),
+                ("ndimage.convolve fft=%s %s %s mask %s %s"):format(tostring(case[3]), dt,
+                  shape_name(case[1]), shape_name(case[2]), mode), tol)
+        end
+      end
+    end
+  end)
+
   it("signal convolve and correlate: every size and boundary", function()
     local cases = {{{1}, {1}}, {{13}, {4}}, {{3}, {11}}, {{1000}, {37}}, {{3000}, {900}},
                    {{1, 1}, {2, 2}}, {{9, 14}, {4, 3}}, {{5, 6}, {8, 9}}, {{70, 133}, {6, 6}}}
