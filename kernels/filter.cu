@@ -20,7 +20,12 @@
  * loads into registers and adds it, weight by weight, to every one of its
  * RY rows that this tile row reaches. A mask too large for constant
  * memory or for shared memory goes through corr_direct (one output a
- * thread, from global memory). From FILTER_FFT_MIN_TAPS_F32 or _F64 taps,
+ * thread, from global memory). float32 masks of one plane that are rows
+ * of 3, 5, 7, 9, 15, 31 or 33 taps, or squares of 3 to 9, go through
+ * corr_fixed instead: corr_tile with the taps known at compile time, so
+ * that each multiply-add takes its weight from constant memory at a fixed
+ * offset, and 8 (2-D tiles) or 16 (one-row tiles) outputs a thread, so
+ * that a window read into registers serves more taps. From FILTER_FFT_MIN_TAPS_F32 or _F64 taps,
  * or when the caller asks for it, a correlation goes through cuFFT
  * (filter_fft.cu).
  *
@@ -235,19 +240,19 @@ __device__ __forceinline__ void column_chunk(T *acc, const T *tile, int row0, in
   }
 }
 
-/* RX outputs from acc to o (row offset x of a row of len), 16-byte stores
- * where the row allows. */
-template <class T>
+/* N outputs from acc to o (row offset x, a multiple of N, of a row of
+ * len), 16-byte stores where the row allows. */
+template <class T, int N>
 __device__ __forceinline__ void store_outputs(T *o, const T *acc, int64_t x, int64_t len) {
   using V = vec16<T>;
-  if (x + RX <= len && len % V::n == 0) {
+  if (x + N <= len && len % V::n == 0) {
 #pragma unroll
-    for (int i = 0; i < RX / V::n; i++)
+    for (int i = 0; i < N / V::n; i++)
       reinterpret_cast<typename V::type *>(o + x)[i] = V::join(acc + i * V::n);
     return;
   }
 #pragma unroll
-  for (int q = 0; q < RX; q++)
+  for (int q = 0; q < N; q++)
     if (x + q < len) o[x + q] = acc[q];
 }
 
@@ -291,7 +296,61 @@ __global__ void __launch_bounds__(THREADS) corr_tile(corr_args a) {
 #pragma unroll
     for (int r = 0; r < RY; r++) {
       const int64_t y = y0 + ty * RY + r;
-      if (y < a.o1) store_outputs<T>(out + (z * a.o1 + y) * a.o2, acc[r], x0 + xw, a.o2);
+      if (y < a.o1) store_outputs<T, RX>(out + (z * a.o1 + y) * a.o2, acc[r], x0 + xw, a.o2);
+    }
+  }
+}
+
+/* corr_tile for one plane of mask (k0 = 1) of K1 x K2 taps known at
+ * compile time: every tap is a constant-memory operand at a fixed offset
+ * of its multiply-adds, and a thread computes RY rows of RF consecutive
+ * outputs, each tile row it needs read once into registers (a window of
+ * RF + K2 - 1 samples) and added to every output row it reaches. The
+ * mask in constant memory is unpadded (rows of K2). */
+template <class T, int BY, int RY, int RF, int K1, int K2>
+__global__ void __launch_bounds__(THREADS) corr_fixed(corr_args a) {
+  constexpr int BX = THREADS / BY, TX = BX * RF, TY = BY * RY, ROWS = TY + K1 - 1;
+  constexpr int VE = vec16<T>::n, WN = (RF + K2 - 1 + VE - 1) / VE * VE;
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  T *tile = reinterpret_cast<T *>(smem_raw);
+  const int tx = threadIdx.x % BX, ty = threadIdx.x / BX, xw = tx * RF;
+  const T *in = (const T *)a.in;
+  T *out = (T *)a.out;
+  const ml_filter_mode mode = (ml_filter_mode)a.mode;
+  const T cval = (T)a.cval;
+  for (int64_t t = blockIdx.x; t < a.tiles; t += gridDim.x) {
+    const int64_t bx = t % a.tiles_x, by = t / a.tiles_x % a.tiles_y, z = t / a.tiles_x / a.tiles_y;
+    const int64_t x0 = bx * TX, y0 = by * TY;
+    const int64_t q0 = ml_filter_fold(z + a.s0, a.n0, mode);
+    load_tile<T>(tile, q0 < 0 ? nullptr : in + q0 * a.n1 * a.n2, a.n1, a.n2, y0 + a.s1,
+                 x0 + a.s2, ROWS, ROWS, TX + K2 - 1, a.pitch, mode, mode, cval);
+    __syncthreads();
+    T acc[RY][RF];
+#pragma unroll
+    for (int r = 0; r < RY; r++)
+#pragma unroll
+      for (int q = 0; q < RF; q++) acc[r][q] = T(0);
+    /* tile row ty RY + s feeds output row r through mask row s - r */
+#pragma unroll
+    for (int s = 0; s < RY + K1 - 1; s++) {
+      T win[WN];
+      load_window<T, WN>(win, tile + (ty * RY + s) * a.pitch + xw);
+#pragma unroll
+      for (int r = 0; r < RY; r++) {
+        if (s - r < 0 || s - r >= K1) continue;
+#pragma unroll
+        for (int kk = 0; kk < K2; kk++) {
+          const T wv = cmask<T>((s - r) * K2 + kk);
+#pragma unroll
+          for (int q = 0; q < RF; q++) acc[r][q] = fma(wv, win[q + kk], acc[r][q]);
+        }
+      }
+    }
+    __syncthreads();
+#pragma unroll
+    for (int r = 0; r < RY; r++) {
+      const int64_t y = y0 + ty * RY + r;
+      if (y < a.o1) store_outputs<T, RF>(out + (z * a.o1 + y) * a.o2, acc[r], x0 + xw, a.o2);
     }
   }
 }
@@ -359,6 +418,59 @@ static int launch_tile_kc(cuda_dev *d, corr_args &a, int kc) {
   }
 }
 
+template <class T, int BY, int RY, int RF, int K1, int K2>
+static int launch_fixed(cuda_dev *d, corr_args &a) {
+  constexpr int TX = THREADS / BY * RF, TY = BY * RY, VE = 16 / sizeof(T);
+  a.pitch = (int)round_up(TX + K2 + VE, VE);
+  a.tiles_x = (a.o2 + TX - 1) / TX;
+  a.tiles_y = (a.o1 + TY - 1) / TY;
+  a.tiles = a.tiles_x * a.tiles_y * a.o0;
+  size_t smem = (size_t)(TY + K1 - 1) * a.pitch * sizeof(T);
+  return cuda_launch<corr_fixed<T, BY, RY, RF, K1, K2>>(d, blocks_for(a.tiles, 1), THREADS,
+                                                         smem, "filter", a);
+}
+
+/* The masks of corr_fixed (float32, one plane of mask): rows of a line's
+ * taps, on one-row tiles (16 outputs a thread) or on 2-D tiles (8 rows of
+ * 32 threads, 4 rows of 8 outputs each); square masks of 3 to 9 taps a
+ * side on 2-D tiles. */
+static bool line_taps(int64_t k) {
+  return k == 3 || k == 5 || k == 7 || k == 9 || k == 15 || k == 31 || k == 33;
+}
+
+static bool has_fixed(const filter_plan *p) {
+  const int64_t k1 = p->k[1], k2 = p->k[2];
+  if (p->k[0] != 1) return false;
+  if (k1 == 1) return line_taps(k2);
+  return p->o[1] >= ROWS_2D && k1 == k2 && k1 % 2 == 1 && k1 >= 3 && k1 <= 9;
+}
+
+template <int BY, int RY, int RF>
+static int launch_line(cuda_dev *d, corr_args &a, int64_t k) {
+  switch (k) {
+    case 3: return launch_fixed<float, BY, RY, RF, 1, 3>(d, a);
+    case 5: return launch_fixed<float, BY, RY, RF, 1, 5>(d, a);
+    case 7: return launch_fixed<float, BY, RY, RF, 1, 7>(d, a);
+    case 9: return launch_fixed<float, BY, RY, RF, 1, 9>(d, a);
+    case 15: return launch_fixed<float, BY, RY, RF, 1, 15>(d, a);
+    case 31: return launch_fixed<float, BY, RY, RF, 1, 31>(d, a);
+    default: return launch_fixed<float, BY, RY, RF, 1, 33>(d, a);
+  }
+}
+
+/* corr_fixed for p (has_fixed), its mask in constant memory. */
+static int correlate_fixed(cuda_dev *d, corr_args &a, const filter_plan *p) {
+  const int64_t k1 = p->k[1], k2 = p->k[2];
+  if (k1 == 1 && p->o[1] < ROWS_2D) return launch_line<1, 1, 16>(d, a, k2);
+  if (k1 == 1) return launch_line<8, 4, 8>(d, a, k2);
+  switch (k1) {
+    case 3: return launch_fixed<float, 8, 4, 8, 3, 3>(d, a);
+    case 5: return launch_fixed<float, 8, 4, 8, 5, 5>(d, a);
+    case 7: return launch_fixed<float, 8, 4, 8, 7, 7>(d, a);
+    default: return launch_fixed<float, 8, 4, 8, 9, 9>(d, a);
+  }
+}
+
 /* The shared memory of corr_tile's tile for p (rows of pitch). */
 template <class T>
 static void tile_shape(const filter_plan *p, int64_t kp, int64_t *pitch, size_t *smem) {
@@ -382,6 +494,14 @@ static int correlate_plan(cuda_dev *d, const filter_plan *p) {
   if (p->fft == 1 || (p->fft < 0 && taps >= fft_from)) {
     int rc = filter_fft(d, p, sizeof(T) == 4);
     if (rc != ML_ENOMEM) return rc;
+  }
+  if constexpr (sizeof(T) == 4) {
+    if (has_fixed(p)) {
+      cuda_scratch mask;
+      corr_args a = corr_args_of(p, p->k[2], 0);
+      int rc = stage_mask<T>(d, p->mask, p->k, p->k[2], p->flip, mask, true, 0);
+      return rc ? rc : correlate_fixed(d, a, p);
+    }
   }
   const int kc = taps_for(p->k[2]);
   const int64_t kp = round_up(p->k[2], kc);
@@ -505,7 +625,7 @@ __global__ void __launch_bounds__(THREADS) sep_fused(sep_args a) {
         add_taps<T, KC, true>(acc, win, a.kyp + c, a.kx - c);
       }
       const int64_t y = by * TY + ty * RY + r;
-      if (y < a.n1) store_outputs<T>(out + (z * a.n1 + y) * a.n2, acc, bx * TX + xw, a.n2);
+      if (y < a.n1) store_outputs<T, RX>(out + (z * a.n1 + y) * a.n2, acc, bx * TX + xw, a.n2);
     }
   }
 }
