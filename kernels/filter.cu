@@ -630,6 +630,94 @@ __global__ void __launch_bounds__(THREADS) sep_fused(sep_args a) {
   }
 }
 
+/* sep_fused with both masks of K taps known at compile time (float32):
+ * weights at fixed constant offsets (the first pass's 0 .. K - 1, the
+ * second's K .. 2K - 1, unpadded), the first pass as items of RV rows of
+ * one column, each reading its RV + K - 1 samples once into registers,
+ * the second as corr_fixed's rows. */
+template <class T, int K>
+__global__ void __launch_bounds__(THREADS) sep_fixed(sep_args a) {
+  constexpr int BX = 32, BY = 8, RY = 4, TX = BX * RX, TY = BY * RY, RV = 8;
+  constexpr int ROWS = TY + K - 1, WIDTH = TX + K - 1, ITEMS = WIDTH * (TY / RV);
+  constexpr int VE = vec16<T>::n, WN = (RX + K - 1 + VE - 1) / VE * VE;
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  T *tile = reinterpret_cast<T *>(smem_raw);
+  T *mid = tile + ROWS * a.pitch;
+  const T *in = (const T *)a.in;
+  T *out = (T *)a.out;
+  const T cval = (T)a.cval;
+  const ml_filter_mode my = (ml_filter_mode)a.mode_y, mx = (ml_filter_mode)a.mode_x;
+  const int tx = threadIdx.x % BX, ty = threadIdx.x / BX, xw = tx * RX;
+  for (int64_t t = blockIdx.x; t < a.tiles; t += gridDim.x) {
+    const int64_t bx = t % a.tiles_x, by = t / a.tiles_x % a.tiles_y, z = t / a.tiles_x / a.tiles_y;
+    const int64_t x0 = bx * TX + a.sx, y0 = by * TY + a.sy;
+    load_tile<T>(tile, in + z * a.n1 * a.n2, a.n1, a.n2, y0, x0, ROWS, ROWS, WIDTH, a.pitch, my,
+                 mx, cval);
+    __syncthreads();
+    /* first pass, along rows: rows r0 .. r0 + RV - 1 of column c of mid */
+    for (int i = threadIdx.x; i < ITEMS; i += THREADS) {
+      const int c = i % WIDTH, r0 = i / WIDTH * RV;
+      T acc[RV];
+#pragma unroll
+      for (int r = 0; r < RV; r++) acc[r] = T(0);
+#pragma unroll
+      for (int e = 0; e < RV + K - 1; e++) {
+        const T v = tile[(r0 + e) * a.pitch + c];
+#pragma unroll
+        for (int r = 0; r < RV; r++)
+          if (e - r >= 0 && e - r < K) acc[r] = fma(cmask<T>(e - r), v, acc[r]);
+      }
+      /* constant mode: the first pass's result past the edges is cval */
+      if (mx == ML_FILTER_CONSTANT && (x0 + c < 0 || x0 + c >= a.n2))
+#pragma unroll
+        for (int r = 0; r < RV; r++) acc[r] = cval;
+#pragma unroll
+      for (int r = 0; r < RV; r++) mid[(r0 + r) * a.pitch + c] = acc[r];
+    }
+    __syncthreads();
+    /* second pass, along columns */
+#pragma unroll
+    for (int r = 0; r < RY; r++) {
+      T acc[RX], win[WN];
+#pragma unroll
+      for (int q = 0; q < RX; q++) acc[q] = T(0);
+      load_window<T, WN>(win, mid + (ty * RY + r) * a.pitch + xw);
+#pragma unroll
+      for (int kk = 0; kk < K; kk++) {
+        const T wv = cmask<T>(K + kk);
+#pragma unroll
+        for (int q = 0; q < RX; q++) acc[q] = fma(wv, win[q + kk], acc[q]);
+      }
+      const int64_t y = by * TY + ty * RY + r;
+      if (y < a.n1) store_outputs<T, RX>(out + (z * a.n1 + y) * a.n2, acc, bx * TX + xw, a.n2);
+    }
+  }
+}
+
+/* The mask sizes of sep_fixed: 3 (sobel), 5 and the Gaussians of sigma 1
+ * to 4 (truncate 4). */
+static bool sep_taps(int64_t k) {
+  return k == 3 || k == 5 || k == 9 || k == 17 || k == 25 || k == 33;
+}
+
+template <int K>
+static int launch_sep_fixed(cuda_dev *d, sep_args &a, size_t smem) {
+  return cuda_launch<sep_fixed<float, K>>(d, blocks_for(a.tiles, 1), THREADS, smem, "filter",
+                                          a);
+}
+
+/* sep_fixed for masks of k taps (sep_taps), sep_fused's tiles. */
+static int sep_fixed_for(cuda_dev *d, sep_args &a, int64_t k, size_t smem) {
+  switch (k) {
+    case 3: return launch_sep_fixed<3>(d, a, smem);
+    case 5: return launch_sep_fixed<5>(d, a, smem);
+    case 9: return launch_sep_fixed<9>(d, a, smem);
+    case 17: return launch_sep_fixed<17>(d, a, smem);
+    case 25: return launch_sep_fixed<25>(d, a, smem);
+    default: return launch_sep_fixed<33>(d, a, smem);
+  }
+}
+
 template <class T>
 static int launch_fused(cuda_dev *d, sep_args &a, int kc, size_t smem) {
   switch (kc) {
@@ -659,8 +747,10 @@ static int sep_pass(cuda_dev *d, const ml_filter_sep *f, int i, const void *in, 
   return correlate_plan<T>(d, &p);
 }
 
-/* Two passes in sep_fused when its masks fit constant memory and its
- * tiles shared memory, else one after the other through scratch. */
+/* Two passes in sep_fixed (float32, masks of one size of sep_taps, which
+ * fit: at most 64.5 KB of tiles), else in sep_fused when its masks fit
+ * constant memory and its tiles shared memory, else one after the other
+ * through scratch. */
 template <class T>
 static int separable_plan(cuda_dev *d, const ml_filter_sep *f) {
   const void *in = ml_array_data(f->in);
@@ -668,7 +758,8 @@ static int separable_plan(cuda_dev *d, const ml_filter_sep *f) {
   if (ml_array_numel(f->out) == 0) return ML_OK;
   if (!f->mask[0] || !f->mask[1]) return sep_pass<T>(d, f, f->mask[0] ? 0 : 1, in, out);
   const int64_t ky = f->mask[0]->shape[0], kx = f->mask[1]->shape[0];
-  const int kc = taps_for(ky > kx ? ky : kx);
+  const bool fixed = sizeof(T) == 4 && ky == kx && sep_taps(ky);
+  const int kc = fixed ? 1 : taps_for(ky > kx ? ky : kx);
   const int64_t kyp = round_up(ky, kc), kxp = round_up(kx, kc), ve = 16 / sizeof(T);
   const int64_t pitch = round_up(32 * RX + kxp + ve, ve);
   const size_t smem = (size_t)((32 + kyp - 1 + 32) * pitch) * sizeof(T);
@@ -698,6 +789,7 @@ static int separable_plan(cuda_dev *d, const ml_filter_sep *f) {
   a.tiles_x = (a.n2 + 32 * RX - 1) / (32 * RX);
   a.tiles_y = (a.n1 + 31) / 32;
   a.tiles = a.tiles_x * a.tiles_y * a.n0;
+  if (fixed) return sep_fixed_for(d, a, ky, smem);
   return launch_fused<T>(d, a, kc, smem);
 }
 
