@@ -18,9 +18,10 @@
  * thread, for every tile row it needs and every chunk of KC taps (the
  * last one shorter), reads a window of RX + KC - 1 samples with 16-byte
  * loads into registers and adds it, weight by weight, to every one of its
- * RY rows that this tile row reaches. A mask too large for constant
- * memory or for shared memory goes through corr_direct (one output a
- * thread, from global memory). float32 masks of one plane that are rows
+ * RY rows that this tile row reaches. Where the 2-D tiles of a mask
+ * take too much shared memory, tiles of 8 rows (RY = 1, TY = 8); a mask
+ * too large for constant memory or for those goes through corr_direct
+ * (one output a thread, from global memory). float32 masks of one plane that are rows
  * of 3, 5, 7, 9, 15, 31 or 33 taps, or squares of 3 to 9, go through
  * corr_fixed instead: corr_tile with the taps known at compile time, so
  * that each multiply-add takes its weight from constant memory at a fixed
@@ -471,12 +472,12 @@ static int correlate_fixed(cuda_dev *d, corr_args &a, const filter_plan *p) {
   }
 }
 
-/* The shared memory of corr_tile's tile for p (rows of pitch). */
+/* The shared memory of corr_tile's tile of TY rows for p (rows of
+ * pitch): TX = 128 outputs a row on 2-D tiles, 1024 on one-row tiles. */
 template <class T>
-static void tile_shape(const filter_plan *p, int64_t kp, int64_t *pitch, size_t *smem) {
-  const int two_d = p->o[1] >= ROWS_2D;
-  const int64_t TX = two_d ? 32 * RX : THREADS * RX, TY = two_d ? 32 : 1;
-  const int64_t ve = 16 / sizeof(T);
+static void tile_shape(const filter_plan *p, int64_t kp, int64_t TY, int64_t *pitch,
+                       size_t *smem) {
+  const int64_t TX = TY > 1 ? 32 * RX : THREADS * RX, ve = 16 / sizeof(T);
   *pitch = round_up(TX + kp + ve, ve);
   *smem = (size_t)((TY + p->k[1] - 1) * *pitch) * sizeof(T);
 }
@@ -505,16 +506,22 @@ static int correlate_plan(cuda_dev *d, const filter_plan *p) {
   }
   const int kc = taps_for(p->k[2]);
   const int64_t kp = round_up(p->k[2], kc);
+  /* 2-D tiles of 8 rows (one output row a thread) where those of 32
+   * take too much shared memory */
+  const bool two_d = p->o[1] >= ROWS_2D;
   int64_t pitch;
   size_t smem;
-  tile_shape<T>(p, kp, &pitch, &smem);
+  tile_shape<T>(p, kp, two_d ? 32 : 1, &pitch, &smem);
+  const bool thin = two_d && smem > TILE_SMEM_MAX;
+  if (thin) tile_shape<T>(p, kp, 8, &pitch, &smem);
   const bool fits = smem <= TILE_SMEM_MAX &&
                     p->k[0] * p->k[1] * kp * (int64_t)sizeof(T) <= MASK_CONST_BYTES;
   cuda_scratch mask;
   corr_args a = corr_args_of(p, fits ? kp : p->k[2], pitch);
   int rc = stage_mask<T>(d, p->mask, p->k, a.kp, p->flip, mask, fits, 0);
   if (rc) return rc;
-  if (fits && p->o[1] >= ROWS_2D) return launch_tile_kc<T, 8, 4>(d, a, kc);
+  if (fits && thin) return launch_tile_kc<T, 8, 1>(d, a, kc);
+  if (fits && two_d) return launch_tile_kc<T, 8, 4>(d, a, kc);
   if (fits) return launch_tile_kc<T, 1, 1>(d, a, kc);
   const int64_t n = p->o[0] * p->o[1] * p->o[2];
   return cuda_launch<corr_direct<T>>(d, grid_for(n, THREADS, d), THREADS, 0, "filter", a,

@@ -97,7 +97,8 @@ describe("cuda filter: correlate", function()
   it("the fft option takes either path whatever the mask's size", function()
     for _, dt in ipairs(floats) do
       for _, case in ipairs({{{33, 130}, {5, 5}, true}, {{7}, {3}, true},
-                             {{70, 90}, {40, 40}, false}, {{9, 30, 31}, {5, 17, 15}, false}}) do
+                             {{70, 90}, {40, 40}, false}, {{9, 30, 31}, {5, 17, 15}, false},
+                             {{60, 200}, {48, 48}, false}}) do
         local x, w = input(case[1], dt), input(case[2], "float64", -1, 1)
         local scale = (absmax(x) + 0.5) * w:abs():sum()
         local tol = case[3] and (dt == "float32" and 1e-4 or 1e-11) * scale
