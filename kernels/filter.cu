@@ -40,10 +40,12 @@
  * through a scratch array.
  *
  * box: lines of one sample stride (inner = 1) and windows of at most
- * BOX_HALO + 1 samples go through box_tile: a block takes BOX_TILE
- * outputs of a line, loads the BOX_TILE + length - 1 samples they read
- * into shared memory as doubles, scans them (16 a thread, then a block
- * scan of the threads' totals) and takes differences of the prefix sums.
+ * BOX_HALO + 1 samples go through box_tile: a block takes the
+ * BOX_TILE + BOX_HALO - (length - 1) outputs of a line whose samples fill
+ * its buffer, loads those samples into shared memory as doubles (two
+ * loads in flight a thread), scans them (16 a thread, then a block scan
+ * of the threads' totals) and takes differences of the prefix sums,
+ * divided by the divisor unless it is 1 (window_sum's).
  * Other lines (and longer windows) go through box_runs: a thread keeps a
  * running sum along BOX_RUN (or length) outputs of one column; adjacent
  * threads take adjacent columns. */
@@ -821,9 +823,11 @@ struct box_args {
 __device__ __forceinline__ int bpad(int e) { return e + e / BOX_ITEMS; }
 
 /* Contiguous lines, length - 1 <= BOX_HALO; tiles_per_line tiles of
- * BOX_TILE outputs a line. */
+ * step = BOX_TILE + BOX_HALO - (length - 1) outputs a line (the samples a
+ * tile reads fill its buffer). */
 template <class T>
-__global__ void __launch_bounds__(THREADS) box_tile(box_args a, int64_t tiles_per_line) {
+__global__ void __launch_bounds__(THREADS) box_tile(box_args a, int64_t tiles_per_line,
+                                                    int step) {
   constexpr int S = BOX_TILE + BOX_HALO;
   using Scan = cub::BlockScan<double, THREADS>;
   __shared__ typename Scan::TempStorage tmp;
@@ -833,12 +837,14 @@ __global__ void __launch_bounds__(THREADS) box_tile(box_args a, int64_t tiles_pe
   const ml_filter_mode mode = (ml_filter_mode)a.mode;
   const int L = (int)a.length;
   for (int64_t t = blockIdx.x; t < a.n0 * tiles_per_line; t += gridDim.x) {
-    const int64_t line = t / tiles_per_line, i0 = t % tiles_per_line * BOX_TILE;
-    const int cnt = (int)(a.n - i0 < BOX_TILE ? a.n - i0 : BOX_TILE), span = cnt + L - 1;
+    const int64_t line = t / tiles_per_line, i0 = t % tiles_per_line * step;
+    const int cnt = (int)(a.n - i0 < step ? a.n - i0 : step), span = cnt + L - 1;
     const T *src = in + line * a.n;
     const int64_t p0 = i0 + a.start;
     const bool inside = p0 >= 0 && p0 + span <= a.n;
-    for (int e = threadIdx.x; e < S; e += THREADS) {
+#pragma unroll 2
+    for (int u = 0; u < BOX_ITEMS; u++) {
+      const int e = threadIdx.x + u * THREADS;
       double x = 0;
       if (e < span) {
         if (inside) {
@@ -862,7 +868,7 @@ __global__ void __launch_bounds__(THREADS) box_tile(box_args a, int64_t tiles_pe
     __syncthreads();
     for (int i = threadIdx.x; i < cnt; i += THREADS) {
       const double s = v[bpad(i + L - 1)] - (i > 0 ? v[bpad(i - 1)] : 0.0);
-      out[line * a.n + i0 + i] = (T)(s / a.divisor);
+      out[line * a.n + i0 + i] = (T)(a.divisor == 1 ? s : s / a.divisor);
     }
     __syncthreads();
   }
@@ -910,9 +916,10 @@ static int box_plan(cuda_dev *d, const ml_filter_box *f) {
   a.mode = (int)f->mode;
   if (a.n0 * a.n * a.n2 == 0) return ML_OK;
   if (a.n2 == 1 && a.length - 1 <= BOX_HALO) {
-    const int64_t per_line = (a.n + BOX_TILE - 1) / BOX_TILE;
+    const int step = (int)(BOX_TILE + BOX_HALO - (a.length - 1));
+    const int64_t per_line = (a.n + step - 1) / step;
     return cuda_launch<box_tile<T>>(d, blocks_for(a.n0 * per_line, 1), THREADS, 0, "window sum",
-                                    a, per_line);
+                                    a, per_line, step);
   }
   const int64_t chunk = a.length > BOX_RUN ? a.length : BOX_RUN;
   const int64_t chunks = (a.n + chunk - 1) / chunk, total = a.n0 * chunks * a.n2;

@@ -198,7 +198,7 @@ end)
 describe("cuda filter: moving sums", function()
   it("window_sum and uniform_filter1d: tiles and runs, every axis and mode", function()
     for _, dt in ipairs(floats) do
-      for _, shape in ipairs({{1}, {2047}, {2049}, {100003}, {3, 5000}, {5000, 3},
+      for _, shape in ipairs({{1}, {2047}, {2049}, {4097}, {100003}, {3, 5000}, {5000, 3},
                               {7, 9, 11}, {2, 300, 17}}) do
         local x = input(shape, dt)
         for _, r in ipairs({0, 1, 7, 1023, 1500}) do
