@@ -647,8 +647,11 @@ __global__ void __launch_bounds__(THREADS) sep_fused(sep_args a) {
 template <class T, int K>
 __global__ void __launch_bounds__(THREADS) sep_fixed(sep_args a) {
   constexpr int BX = 32, BY = 8, RY = 4, TX = BX * RX, TY = BY * RY, RV = 8;
-  constexpr int ROWS = TY + K - 1, WIDTH = TX + K - 1, ITEMS = WIDTH * (TY / RV);
   constexpr int VE = vec16<T>::n, WN = (RX + K - 1 + VE - 1) / VE * VE;
+  /* the columns of mid that the second pass's windows read (past the
+   * input tile's width, from its zeros) */
+  constexpr int ROWS = TY + K - 1, WIDTH = TX + K - 1, MIDW = TX - RX + WN;
+  constexpr int ITEMS = MIDW * (TY / RV);
   extern __shared__ __align__(16) unsigned char smem_raw[];
   T *tile = reinterpret_cast<T *>(smem_raw);
   T *mid = tile + ROWS * a.pitch;
@@ -665,7 +668,7 @@ __global__ void __launch_bounds__(THREADS) sep_fixed(sep_args a) {
     __syncthreads();
     /* first pass, along rows: rows r0 .. r0 + RV - 1 of column c of mid */
     for (int i = threadIdx.x; i < ITEMS; i += THREADS) {
-      const int c = i % WIDTH, r0 = i / WIDTH * RV;
+      const int c = i % MIDW, r0 = i / MIDW * RV;
       T acc[RV];
 #pragma unroll
       for (int r = 0; r < RV; r++) acc[r] = T(0);
