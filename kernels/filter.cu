@@ -18,10 +18,17 @@
  * thread, for every tile row it needs and every chunk of KC taps (the
  * last one shorter), reads a window of RX + KC - 1 samples with 16-byte
  * loads into registers and adds it, weight by weight, to every one of its
- * RY rows that this tile row reaches. A mask too large for constant
- * memory or for shared memory goes through corr_direct (one output a
- * thread, from global memory), or, from FILTER_FFT_MIN_TAPS taps, through
- * cuFFT (filter_fft.cu).
+ * RY rows that this tile row reaches. Where the 2-D tiles of a mask
+ * take too much shared memory, tiles of 8 rows (RY = 1, TY = 8); a mask
+ * too large for constant memory or for those goes through corr_direct
+ * (one output a thread, from global memory). float32 masks of one plane that are rows
+ * of 3, 5, 7, 9, 15, 31 or 33 taps, or squares of 3 to 9, go through
+ * corr_fixed instead: corr_tile with the taps known at compile time, so
+ * that each multiply-add takes its weight from constant memory at a fixed
+ * offset, and 8 (2-D tiles) or 16 (one-row tiles) outputs a thread, so
+ * that a window read into registers serves more taps. From FILTER_FFT_MIN_TAPS_F32 or _F64 taps,
+ * or when the caller asks for it, a correlation goes through cuFFT
+ * (filter_fft.cu).
  *
  * separable: one pass is a correlation with a 1 x k x 1 or 1 x 1 x k
  * mask; two go through sep_fused when their masks and tiles fit: the
@@ -33,14 +40,15 @@
  * through a scratch array.
  *
  * box: lines of one sample stride (inner = 1) and windows of at most
- * BOX_HALO + 1 samples go through box_tile: a block takes BOX_TILE
- * outputs of a line, loads the BOX_TILE + length - 1 samples they read
- * into shared memory as doubles, scans them (16 a thread, then a block
- * scan of the threads' totals) and takes differences of the prefix sums.
+ * BOX_HALO + 1 samples go through box_tile: a block takes the
+ * BOX_TILE + BOX_HALO - (length - 1) outputs of a line whose samples fill
+ * its buffer, loads those samples into shared memory as doubles (two
+ * loads in flight a thread), scans them (16 a thread, then a block scan
+ * of the threads' totals) and takes differences of the prefix sums,
+ * divided by the divisor unless it is 1 (window_sum's).
  * Other lines (and longer windows) go through box_runs: a thread keeps a
  * running sum along BOX_RUN (or length) outputs of one column; adjacent
  * threads take adjacent columns. */
-#include <stdlib.h>
 #include <string.h>
 
 #include <cub/block/block_scan.cuh>
@@ -235,19 +243,19 @@ __device__ __forceinline__ void column_chunk(T *acc, const T *tile, int row0, in
   }
 }
 
-/* RX outputs from acc to o (row offset x of a row of len), 16-byte stores
- * where the row allows. */
-template <class T>
+/* N outputs from acc to o (row offset x, a multiple of N, of a row of
+ * len), 16-byte stores where the row allows. */
+template <class T, int N>
 __device__ __forceinline__ void store_outputs(T *o, const T *acc, int64_t x, int64_t len) {
   using V = vec16<T>;
-  if (x + RX <= len && len % V::n == 0) {
+  if (x + N <= len && len % V::n == 0) {
 #pragma unroll
-    for (int i = 0; i < RX / V::n; i++)
+    for (int i = 0; i < N / V::n; i++)
       reinterpret_cast<typename V::type *>(o + x)[i] = V::join(acc + i * V::n);
     return;
   }
 #pragma unroll
-  for (int q = 0; q < RX; q++)
+  for (int q = 0; q < N; q++)
     if (x + q < len) o[x + q] = acc[q];
 }
 
@@ -291,7 +299,61 @@ __global__ void __launch_bounds__(THREADS) corr_tile(corr_args a) {
 #pragma unroll
     for (int r = 0; r < RY; r++) {
       const int64_t y = y0 + ty * RY + r;
-      if (y < a.o1) store_outputs<T>(out + (z * a.o1 + y) * a.o2, acc[r], x0 + xw, a.o2);
+      if (y < a.o1) store_outputs<T, RX>(out + (z * a.o1 + y) * a.o2, acc[r], x0 + xw, a.o2);
+    }
+  }
+}
+
+/* corr_tile for one plane of mask (k0 = 1) of K1 x K2 taps known at
+ * compile time: every tap is a constant-memory operand at a fixed offset
+ * of its multiply-adds, and a thread computes RY rows of RF consecutive
+ * outputs, each tile row it needs read once into registers (a window of
+ * RF + K2 - 1 samples) and added to every output row it reaches. The
+ * mask in constant memory is unpadded (rows of K2). */
+template <class T, int BY, int RY, int RF, int K1, int K2>
+__global__ void __launch_bounds__(THREADS) corr_fixed(corr_args a) {
+  constexpr int BX = THREADS / BY, TX = BX * RF, TY = BY * RY, ROWS = TY + K1 - 1;
+  constexpr int VE = vec16<T>::n, WN = (RF + K2 - 1 + VE - 1) / VE * VE;
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  T *tile = reinterpret_cast<T *>(smem_raw);
+  const int tx = threadIdx.x % BX, ty = threadIdx.x / BX, xw = tx * RF;
+  const T *in = (const T *)a.in;
+  T *out = (T *)a.out;
+  const ml_filter_mode mode = (ml_filter_mode)a.mode;
+  const T cval = (T)a.cval;
+  for (int64_t t = blockIdx.x; t < a.tiles; t += gridDim.x) {
+    const int64_t bx = t % a.tiles_x, by = t / a.tiles_x % a.tiles_y, z = t / a.tiles_x / a.tiles_y;
+    const int64_t x0 = bx * TX, y0 = by * TY;
+    const int64_t q0 = ml_filter_fold(z + a.s0, a.n0, mode);
+    load_tile<T>(tile, q0 < 0 ? nullptr : in + q0 * a.n1 * a.n2, a.n1, a.n2, y0 + a.s1,
+                 x0 + a.s2, ROWS, ROWS, TX + K2 - 1, a.pitch, mode, mode, cval);
+    __syncthreads();
+    T acc[RY][RF];
+#pragma unroll
+    for (int r = 0; r < RY; r++)
+#pragma unroll
+      for (int q = 0; q < RF; q++) acc[r][q] = T(0);
+    /* tile row ty RY + s feeds output row r through mask row s - r */
+#pragma unroll
+    for (int s = 0; s < RY + K1 - 1; s++) {
+      T win[WN];
+      load_window<T, WN>(win, tile + (ty * RY + s) * a.pitch + xw);
+#pragma unroll
+      for (int r = 0; r < RY; r++) {
+        if (s - r < 0 || s - r >= K1) continue;
+#pragma unroll
+        for (int kk = 0; kk < K2; kk++) {
+          const T wv = cmask<T>((s - r) * K2 + kk);
+#pragma unroll
+          for (int q = 0; q < RF; q++) acc[r][q] = fma(wv, win[q + kk], acc[r][q]);
+        }
+      }
+    }
+    __syncthreads();
+#pragma unroll
+    for (int r = 0; r < RY; r++) {
+      const int64_t y = y0 + ty * RY + r;
+      if (y < a.o1) store_outputs<T, RF>(out + (z * a.o1 + y) * a.o2, acc[r], x0 + xw, a.o2);
     }
   }
 }
@@ -322,17 +384,6 @@ __global__ void corr_direct(corr_args a, const T *w) {
     }
     out[i] = acc;
   }
-}
-
-/* MOONLAB_FILTER_FFT=never or always overrides the FFT rule (read once),
- * for measuring FILTER_FFT_MIN_TAPS. */
-static int fft_override(void) {
-  static int v = -2;
-  if (v == -2) {
-    const char *s = getenv("MOONLAB_FILTER_FFT");
-    v = s && strcmp(s, "never") == 0 ? 0 : s && strcmp(s, "always") == 0 ? 1 : -1;
-  }
-  return v;
 }
 
 static corr_args corr_args_of(const filter_plan *p, int64_t kp, int64_t pitch) {
@@ -370,39 +421,109 @@ static int launch_tile_kc(cuda_dev *d, corr_args &a, int kc) {
   }
 }
 
-/* The shared memory of corr_tile's tile for p (rows of pitch). */
+template <class T, int BY, int RY, int RF, int K1, int K2>
+static int launch_fixed(cuda_dev *d, corr_args &a) {
+  constexpr int TX = THREADS / BY * RF, TY = BY * RY, VE = 16 / sizeof(T);
+  a.pitch = (int)round_up(TX + K2 + VE, VE);
+  a.tiles_x = (a.o2 + TX - 1) / TX;
+  a.tiles_y = (a.o1 + TY - 1) / TY;
+  a.tiles = a.tiles_x * a.tiles_y * a.o0;
+  size_t smem = (size_t)(TY + K1 - 1) * a.pitch * sizeof(T);
+  return cuda_launch<corr_fixed<T, BY, RY, RF, K1, K2>>(d, blocks_for(a.tiles, 1), THREADS,
+                                                         smem, "filter", a);
+}
+
+/* The masks of corr_fixed (float32, one plane of mask): rows of a line's
+ * taps, on one-row tiles (16 outputs a thread) or on 2-D tiles (8 rows of
+ * 32 threads, 4 rows of 8 outputs each); square masks of 3 to 9 taps a
+ * side on 2-D tiles. */
+static bool line_taps(int64_t k) {
+  return k == 3 || k == 5 || k == 7 || k == 9 || k == 15 || k == 31 || k == 33;
+}
+
+static bool has_fixed(const filter_plan *p) {
+  const int64_t k1 = p->k[1], k2 = p->k[2];
+  if (p->k[0] != 1) return false;
+  if (k1 == 1) return line_taps(k2);
+  return p->o[1] >= ROWS_2D && k1 == k2 && k1 % 2 == 1 && k1 >= 3 && k1 <= 9;
+}
+
+template <int BY, int RY, int RF>
+static int launch_line(cuda_dev *d, corr_args &a, int64_t k) {
+  switch (k) {
+    case 3: return launch_fixed<float, BY, RY, RF, 1, 3>(d, a);
+    case 5: return launch_fixed<float, BY, RY, RF, 1, 5>(d, a);
+    case 7: return launch_fixed<float, BY, RY, RF, 1, 7>(d, a);
+    case 9: return launch_fixed<float, BY, RY, RF, 1, 9>(d, a);
+    case 15: return launch_fixed<float, BY, RY, RF, 1, 15>(d, a);
+    case 31: return launch_fixed<float, BY, RY, RF, 1, 31>(d, a);
+    default: return launch_fixed<float, BY, RY, RF, 1, 33>(d, a);
+  }
+}
+
+/* corr_fixed for p (has_fixed), its mask in constant memory. */
+static int correlate_fixed(cuda_dev *d, corr_args &a, const filter_plan *p) {
+  const int64_t k1 = p->k[1], k2 = p->k[2];
+  if (k1 == 1 && p->o[1] < ROWS_2D) return launch_line<1, 1, 16>(d, a, k2);
+  if (k1 == 1) return launch_line<8, 4, 8>(d, a, k2);
+  switch (k1) {
+    case 3: return launch_fixed<float, 8, 4, 8, 3, 3>(d, a);
+    case 5: return launch_fixed<float, 8, 4, 8, 5, 5>(d, a);
+    case 7: return launch_fixed<float, 8, 4, 8, 7, 7>(d, a);
+    default: return launch_fixed<float, 8, 4, 8, 9, 9>(d, a);
+  }
+}
+
+/* The shared memory of corr_tile's tile of TY rows for p (rows of
+ * pitch): TX = 128 outputs a row on 2-D tiles, 1024 on one-row tiles. */
 template <class T>
-static void tile_shape(const filter_plan *p, int64_t kp, int64_t *pitch, size_t *smem) {
-  const int two_d = p->o[1] >= ROWS_2D;
-  const int64_t TX = two_d ? 32 * RX : THREADS * RX, TY = two_d ? 32 : 1;
-  const int64_t ve = 16 / sizeof(T);
+static void tile_shape(const filter_plan *p, int64_t kp, int64_t TY, int64_t *pitch,
+                       size_t *smem) {
+  const int64_t TX = TY > 1 ? 32 * RX : THREADS * RX, ve = 16 / sizeof(T);
   *pitch = round_up(TX + kp + ve, ve);
   *smem = (size_t)((TY + p->k[1] - 1) * *pitch) * sizeof(T);
 }
 
-/* The correlation of p: FFTs from FILTER_FFT_MIN_TAPS taps, corr_tile
- * when the mask fits constant memory and the tile shared memory, else
+/* The correlation of p: FFTs when p->fft asks for them or, left to us,
+ * from FILTER_FFT_MIN_TAPS_F32 or _F64 taps; else corr_tile when the
+ * mask fits constant memory and the tile shared memory, else
  * corr_direct. */
 template <class T>
 static int correlate_plan(cuda_dev *d, const filter_plan *p) {
   const int64_t taps = p->k[0] * p->k[1] * p->k[2];
+  const int64_t fft_from =
+      sizeof(T) == 4 ? FILTER_FFT_MIN_TAPS_F32 : FILTER_FFT_MIN_TAPS_F64;
   if (p->o[0] * p->o[1] * p->o[2] == 0) return ML_OK;
-  if (fft_override() == 1 || (fft_override() != 0 && taps >= FILTER_FFT_MIN_TAPS)) {
+  if (p->fft == 1 || (p->fft < 0 && taps >= fft_from)) {
     int rc = filter_fft(d, p, sizeof(T) == 4);
     if (rc != ML_ENOMEM) return rc;
   }
+  if constexpr (sizeof(T) == 4) {
+    if (has_fixed(p)) {
+      cuda_scratch mask;
+      corr_args a = corr_args_of(p, p->k[2], 0);
+      int rc = stage_mask<T>(d, p->mask, p->k, p->k[2], p->flip, mask, true, 0);
+      return rc ? rc : correlate_fixed(d, a, p);
+    }
+  }
   const int kc = taps_for(p->k[2]);
   const int64_t kp = round_up(p->k[2], kc);
+  /* 2-D tiles of 8 rows (one output row a thread) where those of 32
+   * take too much shared memory */
+  const bool two_d = p->o[1] >= ROWS_2D;
   int64_t pitch;
   size_t smem;
-  tile_shape<T>(p, kp, &pitch, &smem);
+  tile_shape<T>(p, kp, two_d ? 32 : 1, &pitch, &smem);
+  const bool thin = two_d && smem > TILE_SMEM_MAX;
+  if (thin) tile_shape<T>(p, kp, 8, &pitch, &smem);
   const bool fits = smem <= TILE_SMEM_MAX &&
                     p->k[0] * p->k[1] * kp * (int64_t)sizeof(T) <= MASK_CONST_BYTES;
   cuda_scratch mask;
   corr_args a = corr_args_of(p, fits ? kp : p->k[2], pitch);
   int rc = stage_mask<T>(d, p->mask, p->k, a.kp, p->flip, mask, fits, 0);
   if (rc) return rc;
-  if (fits && p->o[1] >= ROWS_2D) return launch_tile_kc<T, 8, 4>(d, a, kc);
+  if (fits && thin) return launch_tile_kc<T, 8, 1>(d, a, kc);
+  if (fits && two_d) return launch_tile_kc<T, 8, 4>(d, a, kc);
   if (fits) return launch_tile_kc<T, 1, 1>(d, a, kc);
   const int64_t n = p->o[0] * p->o[1] * p->o[2];
   return cuda_launch<corr_direct<T>>(d, grid_for(n, THREADS, d), THREADS, 0, "filter", a,
@@ -419,6 +540,7 @@ static filter_plan plan_of(const ml_array *out, const ml_array *in) {
     p.o[a] = out->shape[a];
     p.k[a] = 1;
   }
+  p.fft = -1;
   return p;
 }
 
@@ -431,6 +553,7 @@ static int filter_correlate(const ml_filter_corr *f) {
   p.mode = f->mode;
   p.cval = f->cval;
   p.flip = f->flip;
+  p.fft = f->fft;
   for (int a = 0; a < 3; a++) {
     p.k[a] = f->mask->shape[a];
     p.start[a] = f->start[a];
@@ -511,8 +634,99 @@ __global__ void __launch_bounds__(THREADS) sep_fused(sep_args a) {
         add_taps<T, KC, true>(acc, win, a.kyp + c, a.kx - c);
       }
       const int64_t y = by * TY + ty * RY + r;
-      if (y < a.n1) store_outputs<T>(out + (z * a.n1 + y) * a.n2, acc, bx * TX + xw, a.n2);
+      if (y < a.n1) store_outputs<T, RX>(out + (z * a.n1 + y) * a.n2, acc, bx * TX + xw, a.n2);
     }
+  }
+}
+
+/* sep_fused with both masks of K taps known at compile time (float32):
+ * weights at fixed constant offsets (the first pass's 0 .. K - 1, the
+ * second's K .. 2K - 1, unpadded), the first pass as items of RV rows of
+ * one column, each reading its RV + K - 1 samples once into registers,
+ * the second as corr_fixed's rows. */
+template <class T, int K>
+__global__ void __launch_bounds__(THREADS) sep_fixed(sep_args a) {
+  constexpr int BX = 32, BY = 8, RY = 4, TX = BX * RX, TY = BY * RY, RV = 8;
+  constexpr int VE = vec16<T>::n, WN = (RX + K - 1 + VE - 1) / VE * VE;
+  /* the columns of mid that the second pass's windows read (past the
+   * input tile's width, from its zeros) */
+  constexpr int ROWS = TY + K - 1, WIDTH = TX + K - 1, MIDW = TX - RX + WN;
+  constexpr int ITEMS = MIDW * (TY / RV);
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  T *tile = reinterpret_cast<T *>(smem_raw);
+  T *mid = tile + ROWS * a.pitch;
+  const T *in = (const T *)a.in;
+  T *out = (T *)a.out;
+  const T cval = (T)a.cval;
+  const ml_filter_mode my = (ml_filter_mode)a.mode_y, mx = (ml_filter_mode)a.mode_x;
+  const int tx = threadIdx.x % BX, ty = threadIdx.x / BX, xw = tx * RX;
+  for (int64_t t = blockIdx.x; t < a.tiles; t += gridDim.x) {
+    const int64_t bx = t % a.tiles_x, by = t / a.tiles_x % a.tiles_y, z = t / a.tiles_x / a.tiles_y;
+    const int64_t x0 = bx * TX + a.sx, y0 = by * TY + a.sy;
+    load_tile<T>(tile, in + z * a.n1 * a.n2, a.n1, a.n2, y0, x0, ROWS, ROWS, WIDTH, a.pitch, my,
+                 mx, cval);
+    __syncthreads();
+    /* first pass, along rows: rows r0 .. r0 + RV - 1 of column c of mid */
+    for (int i = threadIdx.x; i < ITEMS; i += THREADS) {
+      const int c = i % MIDW, r0 = i / MIDW * RV;
+      T acc[RV];
+#pragma unroll
+      for (int r = 0; r < RV; r++) acc[r] = T(0);
+#pragma unroll
+      for (int e = 0; e < RV + K - 1; e++) {
+        const T v = tile[(r0 + e) * a.pitch + c];
+#pragma unroll
+        for (int r = 0; r < RV; r++)
+          if (e - r >= 0 && e - r < K) acc[r] = fma(cmask<T>(e - r), v, acc[r]);
+      }
+      /* constant mode: the first pass's result past the edges is cval */
+      if (mx == ML_FILTER_CONSTANT && (x0 + c < 0 || x0 + c >= a.n2))
+#pragma unroll
+        for (int r = 0; r < RV; r++) acc[r] = cval;
+#pragma unroll
+      for (int r = 0; r < RV; r++) mid[(r0 + r) * a.pitch + c] = acc[r];
+    }
+    __syncthreads();
+    /* second pass, along columns */
+#pragma unroll
+    for (int r = 0; r < RY; r++) {
+      T acc[RX], win[WN];
+#pragma unroll
+      for (int q = 0; q < RX; q++) acc[q] = T(0);
+      load_window<T, WN>(win, mid + (ty * RY + r) * a.pitch + xw);
+#pragma unroll
+      for (int kk = 0; kk < K; kk++) {
+        const T wv = cmask<T>(K + kk);
+#pragma unroll
+        for (int q = 0; q < RX; q++) acc[q] = fma(wv, win[q + kk], acc[q]);
+      }
+      const int64_t y = by * TY + ty * RY + r;
+      if (y < a.n1) store_outputs<T, RX>(out + (z * a.n1 + y) * a.n2, acc, bx * TX + xw, a.n2);
+    }
+  }
+}
+
+/* The mask sizes of sep_fixed: 3 (sobel), 5 and the Gaussians of sigma 1
+ * to 4 (truncate 4). */
+static bool sep_taps(int64_t k) {
+  return k == 3 || k == 5 || k == 9 || k == 17 || k == 25 || k == 33;
+}
+
+template <int K>
+static int launch_sep_fixed(cuda_dev *d, sep_args &a, size_t smem) {
+  return cuda_launch<sep_fixed<float, K>>(d, blocks_for(a.tiles, 1), THREADS, smem, "filter",
+                                          a);
+}
+
+/* sep_fixed for masks of k taps (sep_taps), sep_fused's tiles. */
+static int sep_fixed_for(cuda_dev *d, sep_args &a, int64_t k, size_t smem) {
+  switch (k) {
+    case 3: return launch_sep_fixed<3>(d, a, smem);
+    case 5: return launch_sep_fixed<5>(d, a, smem);
+    case 9: return launch_sep_fixed<9>(d, a, smem);
+    case 17: return launch_sep_fixed<17>(d, a, smem);
+    case 25: return launch_sep_fixed<25>(d, a, smem);
+    default: return launch_sep_fixed<33>(d, a, smem);
   }
 }
 
@@ -545,8 +759,10 @@ static int sep_pass(cuda_dev *d, const ml_filter_sep *f, int i, const void *in, 
   return correlate_plan<T>(d, &p);
 }
 
-/* Two passes in sep_fused when its masks fit constant memory and its
- * tiles shared memory, else one after the other through scratch. */
+/* Two passes in sep_fixed (float32, masks of one size of sep_taps, which
+ * fit: at most 64.5 KB of tiles), else in sep_fused when its masks fit
+ * constant memory and its tiles shared memory, else one after the other
+ * through scratch. */
 template <class T>
 static int separable_plan(cuda_dev *d, const ml_filter_sep *f) {
   const void *in = ml_array_data(f->in);
@@ -554,7 +770,8 @@ static int separable_plan(cuda_dev *d, const ml_filter_sep *f) {
   if (ml_array_numel(f->out) == 0) return ML_OK;
   if (!f->mask[0] || !f->mask[1]) return sep_pass<T>(d, f, f->mask[0] ? 0 : 1, in, out);
   const int64_t ky = f->mask[0]->shape[0], kx = f->mask[1]->shape[0];
-  const int kc = taps_for(ky > kx ? ky : kx);
+  const bool fixed = sizeof(T) == 4 && ky == kx && sep_taps(ky);
+  const int kc = fixed ? 1 : taps_for(ky > kx ? ky : kx);
   const int64_t kyp = round_up(ky, kc), kxp = round_up(kx, kc), ve = 16 / sizeof(T);
   const int64_t pitch = round_up(32 * RX + kxp + ve, ve);
   const size_t smem = (size_t)((32 + kyp - 1 + 32) * pitch) * sizeof(T);
@@ -584,6 +801,7 @@ static int separable_plan(cuda_dev *d, const ml_filter_sep *f) {
   a.tiles_x = (a.n2 + 32 * RX - 1) / (32 * RX);
   a.tiles_y = (a.n1 + 31) / 32;
   a.tiles = a.tiles_x * a.tiles_y * a.n0;
+  if (fixed) return sep_fixed_for(d, a, ky, smem);
   return launch_fused<T>(d, a, kc, smem);
 }
 
@@ -608,9 +826,11 @@ struct box_args {
 __device__ __forceinline__ int bpad(int e) { return e + e / BOX_ITEMS; }
 
 /* Contiguous lines, length - 1 <= BOX_HALO; tiles_per_line tiles of
- * BOX_TILE outputs a line. */
+ * step = BOX_TILE + BOX_HALO - (length - 1) outputs a line (the samples a
+ * tile reads fill its buffer). */
 template <class T>
-__global__ void __launch_bounds__(THREADS) box_tile(box_args a, int64_t tiles_per_line) {
+__global__ void __launch_bounds__(THREADS) box_tile(box_args a, int64_t tiles_per_line,
+                                                    int step) {
   constexpr int S = BOX_TILE + BOX_HALO;
   using Scan = cub::BlockScan<double, THREADS>;
   __shared__ typename Scan::TempStorage tmp;
@@ -620,12 +840,14 @@ __global__ void __launch_bounds__(THREADS) box_tile(box_args a, int64_t tiles_pe
   const ml_filter_mode mode = (ml_filter_mode)a.mode;
   const int L = (int)a.length;
   for (int64_t t = blockIdx.x; t < a.n0 * tiles_per_line; t += gridDim.x) {
-    const int64_t line = t / tiles_per_line, i0 = t % tiles_per_line * BOX_TILE;
-    const int cnt = (int)(a.n - i0 < BOX_TILE ? a.n - i0 : BOX_TILE), span = cnt + L - 1;
+    const int64_t line = t / tiles_per_line, i0 = t % tiles_per_line * step;
+    const int cnt = (int)(a.n - i0 < step ? a.n - i0 : step), span = cnt + L - 1;
     const T *src = in + line * a.n;
     const int64_t p0 = i0 + a.start;
     const bool inside = p0 >= 0 && p0 + span <= a.n;
-    for (int e = threadIdx.x; e < S; e += THREADS) {
+#pragma unroll 2
+    for (int u = 0; u < BOX_ITEMS; u++) {
+      const int e = threadIdx.x + u * THREADS;
       double x = 0;
       if (e < span) {
         if (inside) {
@@ -649,7 +871,7 @@ __global__ void __launch_bounds__(THREADS) box_tile(box_args a, int64_t tiles_pe
     __syncthreads();
     for (int i = threadIdx.x; i < cnt; i += THREADS) {
       const double s = v[bpad(i + L - 1)] - (i > 0 ? v[bpad(i - 1)] : 0.0);
-      out[line * a.n + i0 + i] = (T)(s / a.divisor);
+      out[line * a.n + i0 + i] = (T)(a.divisor == 1 ? s : s / a.divisor);
     }
     __syncthreads();
   }
@@ -697,9 +919,10 @@ static int box_plan(cuda_dev *d, const ml_filter_box *f) {
   a.mode = (int)f->mode;
   if (a.n0 * a.n * a.n2 == 0) return ML_OK;
   if (a.n2 == 1 && a.length - 1 <= BOX_HALO) {
-    const int64_t per_line = (a.n + BOX_TILE - 1) / BOX_TILE;
+    const int step = (int)(BOX_TILE + BOX_HALO - (a.length - 1));
+    const int64_t per_line = (a.n + step - 1) / step;
     return cuda_launch<box_tile<T>>(d, blocks_for(a.n0 * per_line, 1), THREADS, 0, "window sum",
-                                    a, per_line);
+                                    a, per_line, step);
   }
   const int64_t chunk = a.length > BOX_RUN ? a.length : BOX_RUN;
   const int64_t chunks = (a.n + chunk - 1) / chunk, total = a.n0 * chunks * a.n2;

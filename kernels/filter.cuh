@@ -19,14 +19,16 @@ struct filter_plan {
   ml_filter_mode mode;
   double cval;
   int flip;
+  int fft; /* ml_filter_corr's */
 };
 
 /* The taps (k0 k1 k2) from which a correlation goes through cuFFT rather
- * than through the direct kernels. A first guess, to be measured on the
- * GPU host: scripts/bench/filter_fft.lua times both paths over square
- * masks, the environment variable MOONLAB_FILTER_FFT=never or always
- * overriding this rule. */
-#define FILTER_FFT_MIN_TAPS 1024
+ * than through the direct kernels when the caller leaves it to us (fft
+ * -1), per dtype: the first square mask for which the FFT was faster on
+ * 4096^2 inputs on an H200 (scripts/bench/filter_fft.lua, which times
+ * both through ndimage.correlate's fft option). */
+#define FILTER_FFT_MIN_TAPS_F32 784
+#define FILTER_FFT_MIN_TAPS_F64 1024
 
 /* The correlation of p through FFTs (filter_fft.cu), for float (f32) or
  * double; ML_ENOMEM when the transforms' memory cannot be had or their

@@ -1,5 +1,5 @@
 /* Correlation through cuFFT: the path of kernels/filter.cu for masks of
- * FILTER_FFT_MIN_TAPS taps or more.
+ * FILTER_FFT_MIN_TAPS_F32 or _F64 taps or more, or when asked for.
  *
  * CPU reference: src/cpu/cpu_filter.c (direct sums). With L = o + k - 1
  * samples a dimension, the input extended from start (core/filter_fold.h)

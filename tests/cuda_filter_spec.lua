@@ -52,6 +52,9 @@ describe("cuda filter: correlate", function()
       {{1, 1}, {3, 3}}, {{7, 31}, {2, 7}}, {{33, 130}, {5, 5}}, {{65, 257}, {15, 15}},
       {{3, 1000}, {3, 2}}, {{40, 9}, {9, 1}}, {{130, 70}, {1, 9}}, {{17, 11}, {20, 25}},
       {{2, 3, 17}, {3, 3, 3}}, {{5, 33, 40}, {2, 1, 5}}, {{3, 20, 140}, {1, 4, 8}},
+      -- corr_fixed's masks: squares on 2-D tiles, rows on 2-D and one-row tiles
+      {{17, 33}, {3, 3}}, {{70, 300}, {7, 7}}, {{40, 515}, {9, 9}}, {{3, 20, 140}, {1, 5, 5}},
+      {{300, 21}, {1, 15}}, {{5, 5000}, {1, 33}}, {{2, 3, 700}, {1, 1, 31}}, {{9}, {33}},
     }
     for _, dt in ipairs(floats) do
       for _, case in ipairs(cases) do
@@ -86,6 +89,27 @@ describe("cuda filter: correlate", function()
           agree(ml.ndimage.correlate(x:cuda(), w:cuda(), opts), ml.ndimage.correlate(x, w, opts),
                 ("ndimage.correlate %s %s mask %s %s"):format(dt, shape_name(case[1]),
                                                             shape_name(case[2]), mode), tol)
+        end
+      end
+    end
+  end)
+
+  it("the fft option takes either path whatever the mask's size", function()
+    for _, dt in ipairs(floats) do
+      for _, case in ipairs({{{33, 130}, {5, 5}, true}, {{7}, {3}, true},
+                             {{70, 90}, {40, 40}, false}, {{9, 30, 31}, {5, 17, 15}, false},
+                             {{60, 200}, {48, 48}, false}}) do
+        local x, w = input(case[1], dt), input(case[2], "float64", -1, 1)
+        local scale = (absmax(x) + 0.5) * w:abs():sum()
+        local tol = case[3] and (dt == "float32" and 1e-4 or 1e-11) * scale
+          or bound(dt, w:numel(), absmax(x) + 0.5, w:abs():sum())
+        for _, mode in ipairs(MODES) do
+          local opts = {mode = mode, cval = 0.5}
+          local g = ml.ndimage.convolve(x:cuda(), w:cuda(),
+                                        {mode = mode, cval = 0.5, fft = case[3]})
+          agree(g, ml.ndimage.convolve(x, w, opts),
+                ("ndimage.convolve fft=%s %s %s mask %s %s"):format(tostring(case[3]), dt,
+                  shape_name(case[1]), shape_name(case[2]), mode), tol)
         end
       end
     end
@@ -163,7 +187,7 @@ describe("cuda filter: separable passes", function()
                 "gaussian_filter of a transposed view", bound(dt, 30, absmax(x), 1))
           local m = #shape == 2 and {3, 2} or {3, 2, 2}
           agree(ml.ndimage.correlate(tg, ml.ones(m, {device = GPU}), {mode = "wrap"}),
-                ml.ndimage.correlate(t, ml.ones(m), {mode = "wrap"}),
+                ml.ndimage.correlate(t, ml.ones(m, {device = "cpu"}), {mode = "wrap"}),
                 "correlate of a transposed view", bound(dt, 12, absmax(x), 12))
         end
       end
@@ -174,7 +198,7 @@ end)
 describe("cuda filter: moving sums", function()
   it("window_sum and uniform_filter1d: tiles and runs, every axis and mode", function()
     for _, dt in ipairs(floats) do
-      for _, shape in ipairs({{1}, {2047}, {2049}, {100003}, {3, 5000}, {5000, 3},
+      for _, shape in ipairs({{1}, {2047}, {2049}, {4097}, {100003}, {3, 5000}, {5000, 3},
                               {7, 9, 11}, {2, 300, 17}}) do
         local x = input(shape, dt)
         for _, r in ipairs({0, 1, 7, 1023, 1500}) do
@@ -213,9 +237,10 @@ describe("cuda filter: moving sums", function()
     assert.same(ml.ndimage.sobel(i), ml.ndimage.sobel(i:cuda()):cpu())
     same_error(function() return ml.ndimage.correlate(xt, ml.ones(3, 3, {device = GPU}),
                                                        {origin = {2, 0}}) end,
-               function() return ml.ndimage.correlate(x:t(), ml.ones(3, 3), {origin = {2, 0}}) end,
+               function() return ml.ndimage.correlate(x:t(), ml.ones(3, 3, {device = "cpu"}),
+                                                       {origin = {2, 0}}) end,
                "bad origin")
     same_error(function() return ml.convolve(x:cuda(), ml.ones(3, {device = GPU})) end,
-               function() return ml.convolve(x, ml.ones(3)) end, "ranks")
+               function() return ml.convolve(x, ml.ones(3, {device = "cpu"})) end, "ranks")
   end)
 end)

@@ -149,7 +149,8 @@ describe("filter: signal", function()
     assert.matches("unknown option 'fill'", errmsg(ml.convolve, x, x, {fill = 1}))
     assert.matches("must be a number", errmsg(ml.convolve, x, x, {fillvalue = "1"}))
     if ml.cuda.available() then
-      assert.matches("convolve: .*cpu.*cuda:0", errmsg(ml.convolve, ml.ones(3), ml.ones(2):cuda()))
+      assert.matches("convolve: .*cpu.*cuda:0", errmsg(ml.convolve, ml.ones(3, {device = "cpu"}),
+                                                        ml.ones(2):cuda()))
     end
   end)
 end)

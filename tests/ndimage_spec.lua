@@ -239,6 +239,9 @@ describe("ndimage: views, empty inputs and errors", function()
     local t = x:t():clone():t()
     assert.is_false(t:is_contiguous())
     assert.same(nd.correlate(x, w), nd.correlate(t, w))
+    assert.same(nd.correlate(x, w), nd.correlate(x, w, {fft = false}))
+    assert.allclose(nd.correlate(x, w, {fft = true}), nd.correlate(x, w),
+                    {rtol = 1e-5, atol = 1e-5 * x:abs():max() * w:abs():sum()})
     assert.same(nd.convolve(x, w, {mode = "wrap"}), nd.convolve(x, w:t():clone():t(), {mode = "wrap"}))
     local s = x[{{1, -1, 2}, {2, -1, 3}}]
     assert.same(nd.gaussian_filter(s:contiguous(), 1.5), nd.gaussian_filter(s, 1.5))
@@ -289,11 +292,13 @@ describe("ndimage: views, empty inputs and errors", function()
     assert.equal("ndimage.sobel: axis 3 is out of range for 2 dimensions",
                  errmsg(nd.sobel, x, {axis = 3}))
     assert.matches("unknown option 'sigma'", errmsg(nd.gaussian_filter, x, 1, {sigma = 2}))
+    assert.matches("option 'fft' must be a boolean", errmsg(nd.convolve, x, ml.ones(2, 2), {fft = 1}))
     assert.matches("option 'truncate' must be a number", errmsg(nd.gaussian_filter, x, 1, {truncate = "4"}))
     assert.matches("correlate1d: dimension", errmsg(nd.correlate1d, x, {1}, {axis = 3}))
     if ml.cuda.available() then
-      assert.matches("ndimage.correlate: .*cpu.*cuda:0", errmsg(nd.correlate, x, ml.ones(2, 2):cuda()))
-      assert.matches("ndimage.correlate1d: .*cpu.*cuda:0", errmsg(nd.correlate1d, x, ml.ones(2):cuda()))
+      local c = ml.ones(4, 5, {device = "cpu"})
+      assert.matches("ndimage.correlate: .*cpu.*cuda:0", errmsg(nd.correlate, c, ml.ones(2, 2):cuda()))
+      assert.matches("ndimage.correlate1d: .*cpu.*cuda:0", errmsg(nd.correlate1d, c, ml.ones(2):cuda()))
     end
   end)
 end)

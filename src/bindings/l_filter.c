@@ -151,8 +151,11 @@ static int nd_filter(lua_State *L, const char *name, int convolve) {
   optorigin(L, opts, name, x->ndim, origin);
   ml_filter_mode mode = optmode(L, opts, name, ML_FILTER_REFLECT);
   double cval = optnumber(L, opts, "cval", 0);
+  int fft = -1;
+  if (opts && lua_getfield(L, opts, "fft") != LUA_TNIL) fft = lua_toboolean(L, -1);
+  if (opts) lua_pop(L, 1);
   ml_array *r = l_newarray(L);
-  check(L, ml_ndimage_correlate(name, r, x, w, mode, cval, origin, convolve),
+  check(L, ml_ndimage_correlate(name, r, x, w, mode, cval, origin, convolve, fft),
         name);
   return 1;
 }

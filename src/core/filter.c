@@ -154,7 +154,7 @@ static int64_t ndimage_start(int64_t k, int64_t o, int convolve) {
 
 int ml_ndimage_correlate(const char *op, ml_array *out, const ml_array *x,
                          const ml_array *w, ml_filter_mode mode, double cval,
-                         const int64_t *origin, int convolve) {
+                         const int64_t *origin, int convolve, int fft) {
   char s1[ML_SHAPE_STR_MAX], s2[ML_SHAPE_STR_MAX];
   const ml_filter_backend *fb;
   if (x->ndim < 1 || x->ndim > 3)
@@ -186,7 +186,7 @@ int ml_ndimage_correlate(const char *op, ml_array *out, const ml_array *x,
     if (!rc) rc = view3(op, &w3, &wc, k[0], k[1], k[2]);
     if (!rc) rc = view3(op, &r3, &r, n[0], n[1], n[2]);
     if (!rc) {
-      ml_filter_corr f = {&r3, &x3, &w3, convolve, {0, 0, 0}, mode, cval};
+      ml_filter_corr f = {&r3, &x3, &w3, convolve, {0, 0, 0}, mode, cval, fft};
       for (int d = 0; d < 3; d++) {
         int64_t o = d < 3 - x->ndim ? 0 : origin[d - (3 - x->ndim)];
         f.start[d] = ndimage_start(k[d], o, convolve);
@@ -420,7 +420,7 @@ int ml_signal_correlate(const char *op, ml_array *out, const ml_array *x,
   if (!rc) rc = view3(op, &r3, &r, len[0], len[1], len[2]);
   if (!rc) {
     ml_filter_corr f = {&r3, &x3, &w3, convolve,
-                        {start[0], start[1], start[2]}, boundary, fill};
+                        {start[0], start[1], start[2]}, boundary, fill, -1};
     rc = fb->correlate(&f);
   }
   ml_array_release(&xc);

@@ -34,11 +34,11 @@ int ml_signal_size_parse(const char *name, ml_signal_size *out);
 int ml_signal_boundary_parse(const char *name, ml_filter_mode *out);
 
 /* ndimage.correlate or ndimage.convolve (convolve set) of x (1 to 3
- * dimensions) with w (as many), origin[d] per dimension. op names the
- * operation in errors. */
+ * dimensions) with w (as many), origin[d] per dimension; fft as
+ * ml_filter_corr's. op names the operation in errors. */
 int ml_ndimage_correlate(const char *op, ml_array *out, const ml_array *x,
                          const ml_array *w, ml_filter_mode mode, double cval,
-                         const int64_t *origin, int convolve);
+                         const int64_t *origin, int convolve, int fft);
 
 /* One-dimensional passes along the axes of x (any number of dimensions)
  * in order: masks[d] is NULL (no pass) or a 1-D mask for axis d, with

@@ -37,6 +37,8 @@ typedef struct {
   int64_t start[3];
   ml_filter_mode mode;
   double cval;
+  int fft; /* through FFTs: -1 where faster, 0 never, 1 where the backend
+            * has them (the CUDA one) */
 } ml_filter_corr;
 
 /* separable: up to two passes over in, one along axis 1 then one along

@@ -67,6 +67,11 @@ propagates).]],
         CVAL,
         {name = "origin", type = "integer|table", default = "0",
          doc = "the mask's shift, or a table of one for each dimension"},
+        {name = "fft", type = "boolean", default = "nil",
+         doc = "on a GPU, whether the sum goes through FFTs (true) or directly "
+            .. "(false); nil: through FFTs for large masks (784 taps or more in "
+            .. "float32, 1024 in float64), where they are faster; the CPU sums "
+            .. "directly"},
       },
       returns = "a new array of x's shape and dtype.",
       example = [[
