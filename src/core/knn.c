@@ -326,38 +326,54 @@ typedef struct {
   ml_array mth, keys, index, count;
 } filter_scratch;
 
+/* The views of a tile of count lists (the filtered and the bounded
+ * passes): the batch's rows i0 .. i0 + mi - 1 and the lists' first mi;
+ * released together. */
+enum { L_Q, L_QAUX, L_SELF, L_BOUND, L_DIST, L_NEAR, L_OK, L_MTH, L_KEYS,
+       L_INDEX, L_COUNT, L_LIMIT, L_WFLAT, L_WORK, L_VIEWS };
+
+static int list_views(ml_array *v, const batch *b, const filter_scratch *f,
+                      int64_t i0, int64_t mi) {
+  memset(v, 0, L_VIEWS * sizeof *v);
+  int rc = rows(&v[L_Q], b->q, i0, mi);
+  if (!rc) rc = rows(&v[L_QAUX], b->qaux, i0, mi);
+  if (!rc) rc = rows(&v[L_SELF], b->self, i0, mi);
+  if (!rc) rc = rows(&v[L_BOUND], b->bound, i0, mi);
+  if (!rc) rc = rows(&v[L_DIST], b->dist, i0, mi);
+  if (!rc) rc = rows(&v[L_NEAR], b->nearest, i0, mi);
+  if (!rc) rc = rows(&v[L_OK], b->ok, i0, mi);
+  if (!rc) rc = rows(&v[L_MTH], &f->mth, 0, mi);
+  if (!rc) rc = rows(&v[L_KEYS], &f->keys, 0, mi);
+  if (!rc) rc = rows(&v[L_INDEX], &f->index, 0, mi);
+  if (!rc) rc = rows(&v[L_COUNT], &f->count, 0, mi);
+  return rc;
+}
+
+/* knn_refine over a tile's count lists, whose limits are v[limit]. */
+static int refine_lists(const search *s, ml_array *v, int limit) {
+  ml_knn_refine r = {s->metric, &v[L_Q], s->refs, &v[L_KEYS], &v[L_INDEX],
+                     &v[L_BOUND], 0, &v[L_DIST], &v[L_NEAR], &v[L_OK],
+                     &v[L_COUNT], &v[limit]};
+  return s->kb->refine(&r);
+}
+
 /* Queries i0 .. i0 + mi - 1 of b through the filtered pass. */
 static int filter_tile(const search *s, const batch *b, filter_scratch *f,
                        int64_t step, int64_t i0, int64_t mi) {
-  enum { Q, QAUX, SELF, BOUND, DIST, NEAR, OK, MTH, KEYS, INDEX, COUNT,
-         LIMIT, COUNT_V };
-  ml_array v[COUNT_V];
-  memset(v, 0, sizeof v);
-  int rc = rows(&v[Q], b->q, i0, mi);
-  if (!rc) rc = rows(&v[QAUX], b->qaux, i0, mi);
-  if (!rc) rc = rows(&v[SELF], b->self, i0, mi);
-  if (!rc) rc = rows(&v[BOUND], b->bound, i0, mi);
-  if (!rc) rc = rows(&v[DIST], b->dist, i0, mi);
-  if (!rc) rc = rows(&v[NEAR], b->nearest, i0, mi);
-  if (!rc) rc = rows(&v[OK], b->ok, i0, mi);
-  if (!rc) rc = rows(&v[MTH], &f->mth, 0, mi);
-  if (!rc) rc = rows(&v[KEYS], &f->keys, 0, mi);
-  if (!rc) rc = rows(&v[INDEX], &f->index, 0, mi);
-  if (!rc) rc = rows(&v[COUNT], &f->count, 0, mi);
-  if (!rc) rc = ml_fill("knn", &v[COUNT], ml_scalar_int(0));
-  ml_knn_sample sm = {s->metric, &v[Q], s->refs, opt(&v[QAUX]), s->raux, step,
-                      s->k + (b->self != NULL), &v[MTH], b->tf32};
+  ml_array v[L_VIEWS];
+  int rc = list_views(v, b, f, i0, mi);
+  if (!rc) rc = ml_fill("knn", &v[L_COUNT], ml_scalar_int(0));
+  ml_knn_sample sm = {s->metric, &v[L_Q], s->refs, opt(&v[L_QAUX]), s->raux,
+                      step, s->k + (b->self != NULL), &v[L_MTH], b->tf32};
   if (!rc) rc = s->kb->sample(&sm);
-  if (!rc) rc = filter_limit(&v[LIMIT], &v[MTH], &v[BOUND], b->q->dtype);
-  ml_knn_filter fl = {s->metric, &v[Q], s->refs, opt(&v[QAUX]), s->raux,
-                      opt(&v[SELF]), &v[LIMIT], &v[KEYS], &v[INDEX], &v[COUNT],
-                      b->tf32};
+  if (!rc)
+    rc = filter_limit(&v[L_LIMIT], &v[L_MTH], &v[L_BOUND], b->q->dtype);
+  ml_knn_filter fl = {s->metric, &v[L_Q], s->refs, opt(&v[L_QAUX]), s->raux,
+                      opt(&v[L_SELF]), &v[L_LIMIT], &v[L_KEYS], &v[L_INDEX],
+                      &v[L_COUNT], b->tf32};
   if (!rc) rc = s->kb->filter(&fl);
-  ml_knn_refine r = {s->metric, &v[Q], s->refs, &v[KEYS], &v[INDEX],
-                     &v[BOUND], 0, &v[DIST], &v[NEAR], &v[OK], &v[COUNT],
-                     &v[LIMIT]};
-  if (!rc) rc = s->kb->refine(&r);
-  release_views(v, 0, COUNT_V);
+  if (!rc) rc = refine_lists(s, v, L_LIMIT);
+  release_views(v, 0, L_VIEWS);
   return rc;
 }
 
@@ -440,36 +456,21 @@ static int bounded_first(const search *s, int64_t m, ml_dtype t,
 }
 
 /* Queries i0 .. i0 + mi - 1 of b through the bounded pass; f holds the
- * lists (mt rows), work the keys. */
+ * lists (mt rows; its mth the limits), work the keys. */
 static int bounded_tile(const search *s, const batch *b, filter_scratch *f,
                         const ml_array *work, int64_t i0, int64_t mi) {
-  enum { Q, QAUX, SELF, BOUND, DIST, NEAR, OK, LIMIT, KEYS, INDEX, COUNT,
-         WFLAT, WORK, COUNT_V };
-  ml_array v[COUNT_V];
-  memset(v, 0, sizeof v);
+  ml_array v[L_VIEWS];
   int64_t wshape[2] = {mi, s->refs->shape[0]};
-  int rc = rows(&v[Q], b->q, i0, mi);
-  if (!rc) rc = rows(&v[QAUX], b->qaux, i0, mi);
-  if (!rc) rc = rows(&v[SELF], b->self, i0, mi);
-  if (!rc) rc = rows(&v[BOUND], b->bound, i0, mi);
-  if (!rc) rc = rows(&v[DIST], b->dist, i0, mi);
-  if (!rc) rc = rows(&v[NEAR], b->nearest, i0, mi);
-  if (!rc) rc = rows(&v[OK], b->ok, i0, mi);
-  if (!rc) rc = rows(&v[LIMIT], &f->mth, 0, mi);
-  if (!rc) rc = rows(&v[KEYS], &f->keys, 0, mi);
-  if (!rc) rc = rows(&v[INDEX], &f->index, 0, mi);
-  if (!rc) rc = rows(&v[COUNT], &f->count, 0, mi);
-  if (!rc) rc = rows(&v[WFLAT], work, 0, wshape[0] * wshape[1]);
-  if (!rc) rc = ml_view_reshape("knn", &v[WORK], &v[WFLAT], 2, wshape);
-  ml_knn_bounded bd = {s->metric, &v[Q], s->refs, opt(&v[QAUX]), s->raux,
-                       opt(&v[SELF]), &v[BOUND], s->k, &v[LIMIT], &v[KEYS],
-                       &v[INDEX], &v[COUNT], &v[WORK], b->tf32};
+  int rc = list_views(v, b, f, i0, mi);
+  if (!rc) rc = rows(&v[L_WFLAT], work, 0, wshape[0] * wshape[1]);
+  if (!rc) rc = ml_view_reshape("knn", &v[L_WORK], &v[L_WFLAT], 2, wshape);
+  ml_knn_bounded bd = {s->metric, &v[L_Q], s->refs, opt(&v[L_QAUX]), s->raux,
+                       opt(&v[L_SELF]), &v[L_BOUND], s->k, &v[L_MTH],
+                       &v[L_KEYS], &v[L_INDEX], &v[L_COUNT], &v[L_WORK],
+                       b->tf32};
   if (!rc) rc = s->kb->bounded(&bd);
-  ml_knn_refine r = {s->metric, &v[Q], s->refs, &v[KEYS], &v[INDEX],
-                     &v[BOUND], 0, &v[DIST], &v[NEAR], &v[OK], &v[COUNT],
-                     &v[LIMIT]};
-  if (!rc) rc = s->kb->refine(&r);
-  release_views(v, 0, COUNT_V);
+  if (!rc) rc = refine_lists(s, v, L_MTH);
+  release_views(v, 0, L_VIEWS);
   return rc;
 }
 
