@@ -463,6 +463,63 @@ __global__ void __launch_bounds__(SEL_WARPS * 32) knn_refine_short(RefineArgs<T>
   }
 }
 
+/* Count lists of at most THREAD_ROOM pairs and k <= ML_KNN_BOUNDED_MAX_K
+ * (the bounded pass's), a thread a row: with one or two pairs a query, a
+ * warp a row left most lanes idle. The thread keeps its k best (order key,
+ * index) pairs sorted in registers (KB places, indexed by constants only;
+ * thk, thi copy the k-th), so the order and the bits are knn_refine_short's. */
+#define THREAD_ROOM 32
+#define THREAD_BLOCK 256
+
+__device__ __forceinline__ bool pair_before(uint64_t ka, int64_t ia, uint64_t kb, int64_t ib) {
+  return ka < kb || (ka == kb && ia < ib);
+}
+
+template <class T, int KB>
+__global__ void __launch_bounds__(THREAD_BLOCK) knn_refine_thread(RefineArgs<T> a) {
+  const int k = (int)a.k;
+  for (int64_t i = (int64_t)blockIdx.x * THREAD_BLOCK + threadIdx.x; i < a.mt;
+       i += (int64_t)gridDim.x * THREAD_BLOCK) {
+    const int64_t c = a.count[i];
+    if (c < a.k || c > a.c) {
+      a.ok[i] = 0;
+      continue;
+    }
+    const T *q = a.q + i * a.d;
+    const double qnorm = a.metric == ML_KNN_COSINE ? query_norm(q, a.d) : 0;
+    uint64_t bk[KB], thk = ~0ull;
+    int64_t bi[KB], thi = INT64_MAX;
+#pragma unroll
+    for (int s = 0; s < KB; s++) bk[s] = ~0ull, bi[s] = INT64_MAX;
+    for (int64_t p = 0; p < c; p++) {
+      const int64_t id = a.index[i * a.c + p];
+      const uint64_t key =
+          ml_order_key(exact_key<T>(a.metric, q, a.refs + (id - 1) * a.d, a.d, qnorm));
+      if (!pair_before(key, id, thk, thi)) continue;
+#pragma unroll
+      for (int s = KB - 1; s >= 0; s--) {
+        if (s >= k) continue;
+        const int sp = s > 0 ? s - 1 : 0;
+        if (s > 0 && pair_before(key, id, bk[sp], bi[sp])) {
+          bk[s] = bk[sp];
+          bi[s] = bi[sp];
+        } else if (pair_before(key, id, bk[s], bi[s])) {
+          bk[s] = key;
+          bi[s] = id;
+        }
+        if (s == k - 1) thk = bk[s], thi = bi[s];
+      }
+    }
+#pragma unroll
+    for (int s = 0; s < KB; s++) {
+      if (s >= k) continue;
+      a.nearest[i * a.k + s] = bi[s];
+      a.dist[i * a.k + s] = out_distance<T>(a.metric, ml_order_key_value(bk[s]));
+    }
+    a.ok[i] = (double)a.limit[i] - a.bound[i] > ml_order_key_value(thk);
+  }
+}
+
 template <class T> static int refine_typed(cuda_dev *d, const ml_knn_refine *r) {
   RefineArgs<T> a;
   a.metric = r->metric;
@@ -485,6 +542,12 @@ template <class T> static int refine_typed(cuda_dev *d, const ml_knn_refine *r) 
   a.count = r->count ? array_ptr<const int64_t>(r->count) : nullptr;
   a.limit = r->count ? array_ptr<const T>(r->limit) : nullptr;
   a.short_done = a.count != nullptr;
+  if (a.short_done && a.c <= THREAD_ROOM && a.k <= ML_KNN_BOUNDED_MAX_K) {
+    unsigned grid = blocks_for(a.mt, THREAD_BLOCK);
+    return a.k == 1 ? cuda_launch<knn_refine_thread<T, 1>>(d, grid, THREAD_BLOCK, 0, "knn", a)
+                    : cuda_launch<knn_refine_thread<T, ML_KNN_BOUNDED_MAX_K>>(
+                          d, grid, THREAD_BLOCK, 0, "knn", a);
+  }
   if (a.short_done) {
     int rc = cuda_launch<knn_refine_short<T>>(d, blocks_for(a.mt, SEL_WARPS), SEL_WARPS * 32, 0,
                                              "knn", a);
