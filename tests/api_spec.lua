@@ -53,6 +53,7 @@ local CASES = {
   abs = {mat, {{}}}, neg = {mat, {{}}}, sqrt = {mat, {{}}}, exp = {mat, {{}}},
   log = {mat, {{}}}, log1p = {mat, {{}}}, expm1 = {mat, {{}}}, sin = {mat, {{}}},
   cos = {mat, {{}}}, tanh = {mat, {{}}}, sigmoid = {mat, {{}}}, floor = {mat, {{}}},
+  erf = {mat, {{}}},
   ceil = {mat, {{}}}, round = {mat, {{}}}, logical_not = {mat, {{}}},
   isnan = {mat, {{}}}, isinf = {mat, {{}}}, isfinite = {mat, {{}}},
   clamp = {mat, {{-0.5, 0.5}, table.pack(nil, 0), {0}}},

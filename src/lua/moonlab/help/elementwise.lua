@@ -84,18 +84,19 @@ print(x:round():sum(), x:floor():sum(), x:abs():sum())  --> 0.0 -2.0 4.5]],
     },
     {
       names = {"sqrt", "exp", "log", "log1p", "expm1", "sin", "cos", "tanh",
-               "sigmoid"},
+               "sigmoid", "erf"},
       usage = {
         "ml.sqrt(x)", "ml.exp(x)", "ml.log(x)", "ml.log1p(x)",
         "ml.expm1(x)",
-        "ml.sin(x)", "ml.cos(x)", "ml.tanh(x)", "ml.sigmoid(x)",
+        "ml.sin(x)", "ml.cos(x)", "ml.tanh(x)", "ml.sigmoid(x)", "ml.erf(x)",
       },
       doc = [[
 Math functions: square root, e^x, natural logarithm, log(1 + x) and
-e^x - 1 (both accurate near 0), sine, cosine, hyperbolic tangent and
-the logistic sigmoid 1 / (1 + e^-x). Float arrays keep their dtype;
-integer arrays give float64. Outside the domain the result is NaN or
--inf (log(0)), as in C.]],
+e^x - 1 (both accurate near 0), sine, cosine, hyperbolic tangent, the
+logistic sigmoid 1 / (1 + e^-x) and the error function erf (as
+scipy.special.erf: C's erf and erff on the CPU, CUDA's on the GPU). Float
+arrays keep their dtype; integer arrays give float64. Outside the domain
+the result is NaN or -inf (log(0)), as in C.]],
       returns = "a new float array of x's shape.",
       example = [[
 local x = ml.array({1, 4})
