@@ -125,6 +125,7 @@ template <class T> struct Unary {
         case ML_COS: return cos(x);
         case ML_TANH: return tanh(x);
         case ML_SIGMOID: return (T)sigmoid((double)x);
+        case ML_ERF: return erf(x);
         case ML_FLOOR: return floor(x);
         case ML_CEIL: return ceil(x);
         default: return rint(x);

@@ -39,6 +39,9 @@ local IDX = (os.getenv("MOONLAB_DATA") or "/usr/share/datasets/fashion-mnist")
 -- as its options table.
 local PROBES = {
   zeros = function(o) return ml.zeros(2, o) end,
+  isclose = function(o) return ml.isclose({1, 2}, {1, 3}, o) end,
+  allclose = function(o) return ml.allclose({1, 2}, {1, 3}, o) end,
+  array_equal = function(o) return ml.array_equal({1, 2}, {1, 3}, o) end,
   ones = function(o) return ml.ones(2, 3, o) end,
   empty = function(o) return ml.empty({2}, o) end,
   full = function(o) return ml.full(2, 7, o) end,

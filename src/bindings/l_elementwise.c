@@ -1,7 +1,7 @@
 /* Elementwise operations: the operators + - * / % // ^ and unary minus on
  * arrays, and the functions (also methods) add sub mul div idiv mod pow
  * minimum maximum eq ne lt le gt ge, neg abs sqrt exp log log1p expm1 sin
- * cos tanh sigmoid floor ceil round logical_not isnan isinf isfinite,
+ * cos tanh sigmoid erf floor ceil round logical_not isnan isinf isfinite,
  * clamp, and ml.where. Lua numbers are weak scalars (see
  * core/elementwise.h); tables become arrays. */
 #include "../core/elementwise.h"
@@ -68,6 +68,7 @@ static int op_sin(lua_State *L) { return unary(L, ML_SIN); }
 static int op_cos(lua_State *L) { return unary(L, ML_COS); }
 static int op_tanh(lua_State *L) { return unary(L, ML_TANH); }
 static int op_sigmoid(lua_State *L) { return unary(L, ML_SIGMOID); }
+static int op_erf(lua_State *L) { return unary(L, ML_ERF); }
 static int op_floor(lua_State *L) { return unary(L, ML_FLOOR); }
 static int op_ceil(lua_State *L) { return unary(L, ML_CEIL); }
 static int op_round(lua_State *L) { return unary(L, ML_ROUND); }
@@ -152,6 +153,7 @@ void l_open_elementwise(lua_State *L, int module, int methods) {
       {"round", op_round},     {"logical_not", op_logical_not},
       {"isnan", op_isnan},     {"isinf", op_isinf},
       {"isfinite", op_isfinite}, {"clamp", op_clamp},
+      {"erf", op_erf},
       {NULL, NULL}};
   static const luaL_Reg module_only[] = {{"where", op_where}, {NULL, NULL}};
   static const luaL_Reg meta[] = {

@@ -17,7 +17,7 @@ static int is_predicate(ml_unop op) {
 
 /* The dtype the operand of a unary op is converted to. */
 static ml_dtype unary_compute(ml_unop op, ml_dtype t) {
-  int float_op = op >= ML_SQRT && op <= ML_SIGMOID;
+  int float_op = op >= ML_SQRT && op <= ML_ERF;
   return float_op && !ml_dtype_is_float(t) ? ML_FLOAT64 : t;
 }
 

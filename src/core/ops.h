@@ -8,7 +8,7 @@
 
 typedef enum {
   ML_NEG, ML_ABS, ML_SQRT, ML_EXP, ML_LOG, ML_LOG1P, ML_EXPM1, ML_SIN,
-  ML_COS, ML_TANH, ML_SIGMOID, ML_FLOOR, ML_CEIL, ML_ROUND, ML_NOT,
+  ML_COS, ML_TANH, ML_SIGMOID, ML_ERF, ML_FLOOR, ML_CEIL, ML_ROUND, ML_NOT,
   ML_ISNAN, ML_ISINF, ML_ISFINITE, ML_NUNARY
 } ml_unop;
 
@@ -28,8 +28,8 @@ typedef enum { ML_RAND_UNIFORM, ML_RAND_NORMAL, ML_RAND_INT } ml_randkind;
 static inline const char *ml_unop_name(ml_unop op) {
   static const char *const names[ML_NUNARY] = {
       "neg", "abs", "sqrt", "exp", "log", "log1p", "expm1", "sin", "cos",
-      "tanh", "sigmoid", "floor", "ceil", "round", "logical_not", "isnan",
-      "isinf", "isfinite"};
+      "tanh", "sigmoid", "erf", "floor", "ceil", "round", "logical_not",
+      "isnan", "isinf", "isfinite"};
   return names[op];
 }
 

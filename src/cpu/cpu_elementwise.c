@@ -205,6 +205,7 @@ VECTOR_CLONES static void unary_f64(void *ctx, int64_t n, char *const *p,
     case ML_COS: RUN1(double, double, cos); break;
     case ML_TANH: RUN1(double, double, tanh); break;
     case ML_SIGMOID: RUN1(double, double, sigmoid_kernel); break;
+    case ML_ERF: RUN1(double, double, erf); break;
     case ML_FLOOR: RUN1(double, double, floor); break;
     case ML_CEIL: RUN1(double, double, ceil); break;
     case ML_ROUND: RUN1(double, double, nearbyint); break;
@@ -230,6 +231,7 @@ VECTOR_CLONES static void unary_f32(void *ctx, int64_t n, char *const *p,
     case ML_COS: RUN1(float, float, cosf); break;
     case ML_TANH: RUN1(float, float, tanhf); break;
     case ML_SIGMOID: RUN1(float, float, sigmoid_kernel); break;
+    case ML_ERF: RUN1(float, float, erff); break;
     case ML_FLOOR: RUN1(float, float, floorf); break;
     case ML_CEIL: RUN1(float, float, ceilf); break;
     case ML_ROUND: RUN1(float, float, nearbyintf); break;

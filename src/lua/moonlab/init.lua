@@ -17,6 +17,8 @@ return function(ml)
   require("moonlab.linalg").install(ml)
   -- ml.ndimage's filters built on its passes, written in Lua
   require("moonlab.ndimage").install(ml)
+  -- NumPy's logic functions, clip, relu and sign, written in Lua
+  require("moonlab.logic").install(ml)
   -- `fields` names what __index loads, for the shell's tab completion.
   setmetatable(ml, {
     fields = lazy,

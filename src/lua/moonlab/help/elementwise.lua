@@ -84,18 +84,19 @@ print(x:round():sum(), x:floor():sum(), x:abs():sum())  --> 0.0 -2.0 4.5]],
     },
     {
       names = {"sqrt", "exp", "log", "log1p", "expm1", "sin", "cos", "tanh",
-               "sigmoid"},
+               "sigmoid", "erf"},
       usage = {
         "ml.sqrt(x)", "ml.exp(x)", "ml.log(x)", "ml.log1p(x)",
         "ml.expm1(x)",
-        "ml.sin(x)", "ml.cos(x)", "ml.tanh(x)", "ml.sigmoid(x)",
+        "ml.sin(x)", "ml.cos(x)", "ml.tanh(x)", "ml.sigmoid(x)", "ml.erf(x)",
       },
       doc = [[
 Math functions: square root, e^x, natural logarithm, log(1 + x) and
-e^x - 1 (both accurate near 0), sine, cosine, hyperbolic tangent and
-the logistic sigmoid 1 / (1 + e^-x). Float arrays keep their dtype;
-integer arrays give float64. Outside the domain the result is NaN or
--inf (log(0)), as in C.]],
+e^x - 1 (both accurate near 0), sine, cosine, hyperbolic tangent, the
+logistic sigmoid 1 / (1 + e^-x) and the error function erf (as
+scipy.special.erf: C's erf and erff on the CPU, CUDA's on the GPU). Float
+arrays keep their dtype; integer arrays give float64. Outside the domain
+the result is NaN or -inf (log(0)), as in C.]],
       returns = "a new float array of x's shape.",
       example = [[
 local x = ml.array({1, 4})
@@ -117,6 +118,60 @@ print(x:isnan():sum(), x:isinf():sum(), x:isfinite():sum())  --> 1 1 1
 print(ml.logical_not(ml.array({0, 2})):sum())  --> 1]],
     },
     {
+      names = {"logical_and", "logical_or", "logical_xor"},
+      usage = {
+        "ml.logical_and(a, b)", "ml.logical_or(a, b)", "ml.logical_xor(a, b)",
+      },
+      doc = [[
+NumPy's logical operations element by element, broadcasting a and b
+(arrays, tables or numbers) against each other: nonzero is true, NaN
+included.]],
+      returns = "a new uint8 array of the broadcast shape.",
+      example = [[
+local a, b = ml.array({0, 1, 2}), ml.array({0, 0, 3})
+print(ml.logical_and(a, b):sum(), a:logical_or(b):sum())  --> 1 2
+print(ml.logical_xor(a, b):sum())  --> 1]],
+    },
+    {
+      names = {"isclose", "allclose"},
+      usage = {"ml.isclose(a, b, [opts])", "ml.allclose(a, b, [opts])"},
+      doc = [[
+NumPy's isclose: |a - b| <= atol + rtol * |b| element by element,
+broadcasting a and b (not symmetric: b is the reference); an infinity is
+close only to itself, NaN to nothing unless equal_nan. The test runs in
+the float dtype of a - b (integers as float64). allclose is whether every
+element is close.]],
+      options = {
+        {name = "rtol", type = "number", default = "1e-5",
+         doc = "the relative tolerance"},
+        {name = "atol", type = "number", default = "1e-8",
+         doc = "the absolute tolerance"},
+        {name = "equal_nan", type = "boolean", default = "false",
+         doc = "NaN is close to NaN"},
+      },
+      returns = "isclose: a new uint8 array of the broadcast shape; "
+                .. "allclose: a boolean.",
+      example = [[
+local a = ml.array({1, 1.000001, 0 / 0})
+print(ml.isclose(a, {1, 1, 0 / 0}):sum())  --> 2
+print(ml.allclose(a, {1, 1, 0 / 0}, {equal_nan = true}))  --> true]],
+    },
+    {
+      name = "array_equal",
+      usage = {"ml.array_equal(a, b, [opts])"},
+      doc = [[
+NumPy's array_equal: whether a and b have the same shape and equal
+elements (their dtypes may differ).]],
+      options = {
+        {name = "equal_nan", type = "boolean", default = "false",
+         doc = "NaN is equal to NaN"},
+      },
+      returns = "a boolean.",
+      example = [[
+local a = ml.array({1, 2})
+print(ml.array_equal(a, {1, 2}), a:array_equal({{1, 2}}))  --> true false]],
+    },
+    {
       name = "clamp",
       usage = {"ml.clamp(x, lo, hi)", "x:clamp(lo, hi)"},
       doc = [[
@@ -128,6 +183,27 @@ range saturates. NaN stays NaN.]],
       example = [[
 local x = ml.array({-3, 2, 9})
 print(x:clamp(0, 5):sum(), x:clamp(nil, 0):sum())  --> 7 -3]],
+    },
+    {
+      name = "clip",
+      usage = {"ml.clip(x, lo, hi)", "x:clip(lo, hi)"},
+      doc = [[
+NumPy's name for clamp: x limited to [lo, hi], either bound nil (not
+both), numbers or arrays that broadcast.]],
+      returns = "a new array.",
+      example = [[
+print(ml.clip(ml.array({-3, 2, 9}), 0, 5):sum())  --> 7]],
+    },
+    {
+      names = {"relu", "sign"},
+      usage = {"ml.relu(x)", "ml.sign(x)"},
+      doc = [[
+relu is max(x, 0); sign is NumPy's: -1, 0 or 1 by the sign of x, in x's
+dtype (integers stay integers), NaN for NaN. NaN stays NaN in relu.]],
+      returns = "a new array of x's shape and dtype.",
+      example = [[
+local x = ml.array({-2, 0, 3})
+print(x:relu():sum(), x:sign():sum())  --> 3 0]],
     },
     {
       name = "where",
