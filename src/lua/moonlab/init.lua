@@ -17,6 +17,8 @@ return function(ml)
   require("moonlab.linalg").install(ml)
   -- ml.ndimage's filters built on its passes, written in Lua
   require("moonlab.ndimage").install(ml)
+  -- tril, triu, diag, kron, tensordot, tile and their kin, written in Lua
+  require("moonlab.structure").install(ml)
   -- `fields` names what __index loads, for the shell's tab completion.
   setmetatable(ml, {
     fields = lazy,
