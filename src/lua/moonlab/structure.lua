@@ -3,7 +3,7 @@
 -- triu, diag, diagonal, trace, kron, tensordot, diff, meshgrid, tile and
 -- repeat_interleave. Axes are 1-based; offsets are NumPy's k. The array
 -- model has no view of arbitrary strides, so diagonal gathers its
--- elements (index_select over the two dimensions flattened). init.lua
+-- elements (from the square block on the diagonal, reading no others). init.lua
 -- installs them: install(ml) adds them to ml and, but for tensordot and
 -- meshgrid, to the arrays' methods.
 local check_options = require("moonlab.options").check
@@ -87,16 +87,17 @@ local function diagonal(level, name, x, k, d1, d2)
     fail(level + 1, "%s: dim1 and dim2 are both dimension %d of shape %s", name, d1, shape_str(x))
   end
   local y = move_last(x, d1, d2)
-  local lead = {}
-  for i = 1, nd - 2 do lead[i] = y.shape[i] end
   local n, m = y.shape[nd - 1], y.shape[nd]
   local r0, c0 = math.max(-k, 0), math.max(k, 0)
   local len = math.max(0, math.min(n - r0, m - c0))
-  local idx = ml.arange(len, {dtype = "int64", device = x.device}) * (m + 1)
-              + (r0 * m + c0 + 1)
-  lead[#lead + 1] = n * m
-  local flat = y:reshape(lead)
-  return flat:index_select(nd - 1, idx)
+  -- the len x len block that starts on the diagonal, and from row i of
+  -- it the element in column i
+  local block = y:narrow(nd - 1, math.min(r0, n) + 1, len):narrow(nd, math.min(c0, m) + 1, len)
+  local column, picks, out = {}, {}, {}
+  for i = 1, nd - 2 do column[i], picks[i], out[i] = 1, y.shape[i], y.shape[i] end
+  column[nd - 1], column[nd], picks[nd - 1], picks[nd], out[nd - 1] = len, 1, len, 1, len
+  local idx = ml.arange(1, len + 1, {dtype = "int64", device = x.device}):reshape(column)
+  return block:gather(nd, idx:expand(picks)):reshape(out)
 end
 
 function M.diagonal(x, opts)
