@@ -244,8 +244,15 @@ describe("structure", function()
                  err(function() return v:repeat_interleave({1, -1, 2}) end))
     assert.equal("repeat_interleave: repeats must be integers, not float64",
                  err(function() return v:repeat_interleave(ml.ones(3)) end))
-    assert.equal("kron: arrays on different devices (cpu and cuda:0); move one with :to()",
-                 DEV ~= "cpu" and err(function() return ml.kron(v:cpu(), v) end)
-                 or "kron: arrays on different devices (cpu and cuda:0); move one with :to()")
+    if DEV ~= "cpu" then
+      local where = "(cpu and " .. DEV .. "); move one with :to()"
+      assert.equal("kron: arrays on different devices " .. where,
+                   err(function() return ml.kron(v:cpu(), v) end))
+      assert.equal("tensordot: arrays on different devices " .. where,
+                   err(function() return ml.tensordot(m:cpu(), m, {dims = 0}) end))
+      assert.equal("repeat_interleave: arrays on different devices (" .. DEV
+                   .. " and cpu); move one with :to()",
+                   err(function() return v:repeat_interleave(ml.ones(3, {device = "cpu"})) end))
+    end
   end)
 end)

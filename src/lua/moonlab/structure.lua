@@ -141,12 +141,17 @@ local function padded(s, nd)
   return r
 end
 
+-- An error unless a and b live on one device, in the core's words.
+local function same_device(level, name, a, b)
+  if a.device ~= b.device then
+    fail(level + 1, "%s: arrays on different devices (%s and %s); move one with :to()",
+         name, a.device, b.device)
+  end
+end
+
 function M.kron(a, b)
   a, b = array(a), array(b)
-  if a.device ~= b.device then
-    fail(2, "kron: arrays on different devices (%s and %s); move one with :to()",
-         a.device, b.device)
-  end
+  same_device(2, "kron", a, b)
   local nd = math.max(a:dim(), b:dim())
   local sa, sb = padded(a.shape, nd), padded(b.shape, nd)
   local ia, ib, out = {}, {}, {}
@@ -203,6 +208,7 @@ function M.tensordot(a, b, opts)
   local name = "tensordot"
   check_options(name, opts)
   a, b = array(a), array(b)
+  same_device(2, name, a, b)
   local da, db = contracted(name, a, b, (opts or {}).dims or 2)
   local K = 1
   for i = 1, #da do
@@ -331,7 +337,8 @@ function M.repeat_interleave(x, repeats, opts)
     end
     return x:reshape(s):expand(big):reshape(out)
   end
-  repeats = array(repeats)
+  if not ml.is_array(repeats) then repeats = ml.array(repeats, {device = x.device}) end
+  same_device(2, name, x, repeats)
   if repeats.dtype ~= "int64" then
     if repeats.dtype == "float32" or repeats.dtype == "float64" then
       fail(2, "repeat_interleave: repeats must be integers, not %s", repeats.dtype)
@@ -345,7 +352,6 @@ function M.repeat_interleave(x, repeats, opts)
   if repeats.shape[1] == 1 and len ~= 1 then
     return M.repeat_interleave(x, repeats:item(), {dim = d})
   end
-  repeats = repeats:to(x.device)
   if len > 0 and repeats:min() < 0 then
     fail(2, "repeat_interleave: repeats must be 0 or more, not %d", repeats:min())
   end
