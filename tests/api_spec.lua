@@ -95,6 +95,10 @@ local CASES = {
   lt = {mat, {{0}}}, le = {mat, {{0}}}, gt = {mat, {{0}}}, ge = {mat, {{0}}},
   size = {mat, {{}, {2}}}, stride = {mat, {{}, {1}}}, numel = {mat, {{}}},
   dim = {mat, {{}}}, is_contiguous = {mat, {{}}},
+  tril = {mat, {{}, {{k = 1}}}}, triu = {mat, {{}, {{k = -1}}}}, diag = {mat, {{}, {{k = 1}}}},
+  diagonal = {mat, {{}, {{offset = -1}}}}, trace = {mat, {{}, {{offset = 2}}}},
+  kron = {mat, {{{1, 2}}}}, diff = {mat, {{}, {{n = 2, dim = 1}}}}, tile = {mat, {{2}, {{2, 1}}}},
+  repeat_interleave = {mat, {{2}, {{1, 0, 2}, {dim = 1}}}},
 }
 
 describe("api: methods and module functions", function()

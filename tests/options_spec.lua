@@ -38,6 +38,15 @@ local IDX = (os.getenv("MOONLAB_DATA") or "/usr/share/datasets/fashion-mnist")
 -- A minimal valid call of every function that takes options, with opts
 -- as its options table.
 local PROBES = {
+  tril = function(o) return ml.tril(ml.ones(2, 2), o) end,
+  triu = function(o) return ml.triu(ml.ones(2, 2), o) end,
+  diag = function(o) return ml.diag(ml.ones(2), o) end,
+  diagonal = function(o) return ml.diagonal(ml.ones(2, 2), o) end,
+  trace = function(o) return ml.trace(ml.ones(2, 2), o) end,
+  tensordot = function(o) return ml.tensordot(ml.ones(2, 2), ml.ones(2, 2), o) end,
+  diff = function(o) return ml.diff(ml.ones(3), o) end,
+  meshgrid = function(o) return ml.meshgrid(ml.ones(2), ml.ones(3), o) end,
+  repeat_interleave = function(o) return ml.repeat_interleave(ml.ones(2), 2, o) end,
   zeros = function(o) return ml.zeros(2, o) end,
   isclose = function(o) return ml.isclose({1, 2}, {1, 3}, o) end,
   allclose = function(o) return ml.allclose({1, 2}, {1, 3}, o) end,

@@ -19,6 +19,8 @@ return function(ml)
   require("moonlab.ndimage").install(ml)
   -- NumPy's logic functions, clip, relu and sign, written in Lua
   require("moonlab.logic").install(ml)
+  -- tril, triu, diag, kron, tensordot, tile and their kin, written in Lua
+  require("moonlab.structure").install(ml)
   -- `fields` names what __index loads, for the shell's tab completion.
   setmetatable(ml, {
     fields = lazy,
