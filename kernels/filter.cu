@@ -21,14 +21,14 @@
  * RY rows that this tile row reaches. Where the 2-D tiles of a mask
  * take too much shared memory, tiles of 8 rows (RY = 1, TY = 8); a mask
  * too large for constant memory or for those goes through corr_direct
- * (one output a thread, from global memory). float32 masks of one plane that are rows
- * of 3, 5, 7, 9, 15, 31 or 33 taps, or squares of 3 to 9, go through
- * corr_fixed instead: corr_tile with the taps known at compile time, so
- * that each multiply-add takes its weight from constant memory at a fixed
- * offset, and 8 (2-D tiles) or 16 (one-row tiles) outputs a thread, so
- * that a window read into registers serves more taps. From FILTER_FFT_MIN_TAPS_F32 or _F64 taps,
- * or when the caller asks for it, a correlation goes through cuFFT
- * (filter_fft.cu).
+ * (one output a thread, from global memory). float32 masks of one plane
+ * that are rows of 3, 5, 7, 9, 15, 31 or 33 taps, or squares of 3 to 9,
+ * go through corr_fixed instead: corr_tile with the taps known at compile
+ * time, so that each multiply-add takes its weight from constant memory
+ * at a fixed offset, and 8 (2-D tiles) or 16 (one-row tiles) outputs a
+ * thread, so that a window read into registers serves more taps. From
+ * FILTER_FFT_MIN_TAPS_F32 or _F64 taps, or when the caller asks for it, a
+ * correlation goes through cuFFT (filter_fft.cu).
  *
  * separable: one pass is a correlation with a 1 x k x 1 or 1 x 1 x k
  * mask; two go through sep_fused when their masks and tiles fit: the
@@ -39,19 +39,8 @@
  * the extension of SciPy's intermediate array. Otherwise two passes
  * through a scratch array.
  *
- * box: lines of one sample stride (inner = 1) and windows of at most
- * BOX_HALO + 1 samples go through box_tile: a block takes the
- * BOX_TILE + BOX_HALO - (length - 1) outputs of a line whose samples fill
- * its buffer, loads those samples into shared memory as doubles (two
- * loads in flight a thread), scans them (16 a thread, then a block scan
- * of the threads' totals) and takes differences of the prefix sums,
- * divided by the divisor unless it is 1 (window_sum's).
- * Other lines (and longer windows) go through box_runs: a thread keeps a
- * running sum along BOX_RUN (or length) outputs of one column; adjacent
- * threads take adjacent columns. */
+ * box: moving sums, in filter_box.cu. */
 #include <string.h>
-
-#include <cub/block/block_scan.cuh>
 
 #include "filter.cuh"
 #include "launch.cuh"
@@ -65,10 +54,6 @@
 #define TILE_SMEM_MAX (96 * 1024)
 /* Outputs with fewer rows take the one-row tiles. */
 #define ROWS_2D 16
-#define BOX_TILE 2048
-#define BOX_HALO 2048
-#define BOX_ITEMS 16 /* (BOX_TILE + BOX_HALO) / THREADS */
-#define BOX_RUN 256
 
 __constant__ float4 c_mask[MASK_CONST_BYTES / 16];
 
@@ -732,15 +717,12 @@ static int sep_fixed_for(cuda_dev *d, sep_args &a, int64_t k, size_t smem) {
 
 template <class T>
 static int launch_fused(cuda_dev *d, sep_args &a, int kc, size_t smem) {
+  const unsigned g = blocks_for(a.tiles, 1);
   switch (kc) {
-    case 1:
-      return cuda_launch<sep_fused<T, 1>>(d, blocks_for(a.tiles, 1), THREADS, smem, "filter", a);
-    case 3:
-      return cuda_launch<sep_fused<T, 3>>(d, blocks_for(a.tiles, 1), THREADS, smem, "filter", a);
-    case 5:
-      return cuda_launch<sep_fused<T, 5>>(d, blocks_for(a.tiles, 1), THREADS, smem, "filter", a);
-    default:
-      return cuda_launch<sep_fused<T, 8>>(d, blocks_for(a.tiles, 1), THREADS, smem, "filter", a);
+    case 1: return cuda_launch<sep_fused<T, 1>>(d, g, THREADS, smem, "filter", a);
+    case 3: return cuda_launch<sep_fused<T, 3>>(d, g, THREADS, smem, "filter", a);
+    case 5: return cuda_launch<sep_fused<T, 5>>(d, g, THREADS, smem, "filter", a);
+    default: return cuda_launch<sep_fused<T, 8>>(d, g, THREADS, smem, "filter", a);
   }
 }
 
@@ -813,128 +795,4 @@ static int filter_separable(const ml_filter_sep *f) {
                                     : separable_plan<double>(d, f);
 }
 
-/* ---- box: moving sums ---- */
-
-struct box_args {
-  const void *in;
-  void *out;
-  int64_t n0, n, n2, length, start;
-  double divisor, cval;
-  int mode;
-};
-
-__device__ __forceinline__ int bpad(int e) { return e + e / BOX_ITEMS; }
-
-/* Contiguous lines, length - 1 <= BOX_HALO; tiles_per_line tiles of
- * step = BOX_TILE + BOX_HALO - (length - 1) outputs a line (the samples a
- * tile reads fill its buffer). */
-template <class T>
-__global__ void __launch_bounds__(THREADS) box_tile(box_args a, int64_t tiles_per_line,
-                                                    int step) {
-  constexpr int S = BOX_TILE + BOX_HALO;
-  using Scan = cub::BlockScan<double, THREADS>;
-  __shared__ typename Scan::TempStorage tmp;
-  __shared__ double v[S + S / BOX_ITEMS];
-  const T *in = (const T *)a.in;
-  T *out = (T *)a.out;
-  const ml_filter_mode mode = (ml_filter_mode)a.mode;
-  const int L = (int)a.length;
-  for (int64_t t = blockIdx.x; t < a.n0 * tiles_per_line; t += gridDim.x) {
-    const int64_t line = t / tiles_per_line, i0 = t % tiles_per_line * step;
-    const int cnt = (int)(a.n - i0 < step ? a.n - i0 : step), span = cnt + L - 1;
-    const T *src = in + line * a.n;
-    const int64_t p0 = i0 + a.start;
-    const bool inside = p0 >= 0 && p0 + span <= a.n;
-#pragma unroll 2
-    for (int u = 0; u < BOX_ITEMS; u++) {
-      const int e = threadIdx.x + u * THREADS;
-      double x = 0;
-      if (e < span) {
-        if (inside) {
-          x = (double)src[p0 + e];
-        } else {
-          const int64_t q = ml_filter_fold(p0 + e, a.n, mode);
-          x = q < 0 ? a.cval : (double)src[q];
-        }
-      }
-      v[bpad(e)] = x;
-    }
-    __syncthreads();
-    double part[BOX_ITEMS];
-#pragma unroll
-    for (int i = 0; i < BOX_ITEMS; i++)
-      part[i] = v[bpad(threadIdx.x * BOX_ITEMS + i)] + (i > 0 ? part[i - 1] : 0.0);
-    double before;
-    Scan(tmp).ExclusiveSum(part[BOX_ITEMS - 1], before);
-#pragma unroll
-    for (int i = 0; i < BOX_ITEMS; i++) v[bpad(threadIdx.x * BOX_ITEMS + i)] = before + part[i];
-    __syncthreads();
-    for (int i = threadIdx.x; i < cnt; i += THREADS) {
-      const double s = v[bpad(i + L - 1)] - (i > 0 ? v[bpad(i - 1)] : 0.0);
-      out[line * a.n + i0 + i] = (T)(a.divisor == 1 ? s : s / a.divisor);
-    }
-    __syncthreads();
-  }
-}
-
-/* Any lines: a thread keeps the running sum of chunk outputs of one
- * column (line, c), adjacent threads on adjacent columns. */
-template <class T>
-__global__ void box_runs(box_args a, int64_t chunk, int64_t chunks) {
-  const T *in = (const T *)a.in;
-  T *out = (T *)a.out;
-  const ml_filter_mode mode = (ml_filter_mode)a.mode;
-  const int64_t total = a.n0 * chunks * a.n2, L = a.length;
-  for (int64_t idx = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; idx < total;
-       idx += (int64_t)gridDim.x * blockDim.x) {
-    const int64_t c = idx % a.n2, ch = idx / a.n2 % chunks, line = idx / a.n2 / chunks;
-    const int64_t b = ch * chunk, e = b + chunk < a.n ? b + chunk : a.n;
-    const T *src = in + line * a.n * a.n2 + c;
-    T *dst = out + line * a.n * a.n2 + c;
-    const int64_t p0 = b + a.start;
-    const bool inside = p0 >= 0 && p0 + (e - b) + L - 1 <= a.n;
-    auto val = [&](int64_t p) -> double {
-      if (inside) return (double)src[p * a.n2];
-      const int64_t q = ml_filter_fold(p, a.n, mode);
-      return q < 0 ? a.cval : (double)src[q * a.n2];
-    };
-    double s = 0;
-    for (int64_t k = 0; k < L; k++) s += val(p0 + k);
-    dst[b * a.n2] = (T)(s / a.divisor);
-    for (int64_t i = b + 1; i < e; i++) {
-      s += val(i + a.start + L - 1) - val(i - 1 + a.start);
-      dst[i * a.n2] = (T)(s / a.divisor);
-    }
-  }
-}
-
-template <class T>
-static int box_plan(cuda_dev *d, const ml_filter_box *f) {
-  box_args a;
-  a.in = ml_array_data(f->in);
-  a.out = ml_array_data(f->out);
-  a.n0 = f->in->shape[0], a.n = f->in->shape[1], a.n2 = f->in->shape[2];
-  a.length = f->length, a.start = f->start;
-  a.divisor = f->divisor, a.cval = f->cval;
-  a.mode = (int)f->mode;
-  if (a.n0 * a.n * a.n2 == 0) return ML_OK;
-  if (a.n2 == 1 && a.length - 1 <= BOX_HALO) {
-    const int step = (int)(BOX_TILE + BOX_HALO - (a.length - 1));
-    const int64_t per_line = (a.n + step - 1) / step;
-    return cuda_launch<box_tile<T>>(d, blocks_for(a.n0 * per_line, 1), THREADS, 0, "window sum",
-                                    a, per_line, step);
-  }
-  const int64_t chunk = a.length > BOX_RUN ? a.length : BOX_RUN;
-  const int64_t chunks = (a.n + chunk - 1) / chunk, total = a.n0 * chunks * a.n2;
-  return cuda_launch<box_runs<T>>(d, grid_for(total, THREADS, d), THREADS, 0, "window sum", a,
-                                  chunk, chunks);
-}
-
-static int filter_box(const ml_filter_box *f) {
-  cuda_dev *d;
-  int rc = cuda_enter(array_device(f->in), &d);
-  if (rc) return rc;
-  return f->in->dtype == ML_FLOAT32 ? box_plan<float>(d, f) : box_plan<double>(d, f);
-}
-
-const ml_filter_backend cuda_filter_backend = {filter_correlate, filter_separable, filter_box};
+const ml_filter_backend cuda_filter_backend = {filter_correlate, filter_separable, cuda_filter_box};

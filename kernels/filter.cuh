@@ -35,4 +35,7 @@ struct filter_plan {
  * sizes do not suit cuFFT, so that the caller takes the direct path. */
 int filter_fft(cuda_dev *d, const filter_plan *p, int f32);
 
+/* The filter area's box entry (filter_box.cu). */
+int cuda_filter_box(const ml_filter_box *f);
+
 #endif
