@@ -228,7 +228,6 @@ template <class T> struct RefineArgs {
   int64_t *li;
   const int64_t *count; /* or NULL: lists from knn_filter, with limit */
   const T *limit;
-  bool short_done; /* knn_refine_short has settled the short lists */
 };
 
 /* A filtered list's rows are short: at most SHORT pairs go through
@@ -344,11 +343,7 @@ __device__ void refine_row(const RefineArgs<T> &a, const Lists<uint64_t> &w, int
   int64_t c = a.c;
   if (a.count) { /* the same for the whole group */
     c = a.count[i];
-    if (a.short_done && c <= SHORT) return;
-    if (c < a.k || c > a.c) {
-      if (tid == 0) a.ok[i] = 0;
-      return;
-    }
+    if (c <= SHORT || c < a.k || c > a.c) return; /* knn_refine_short's */
     wmax = (double)a.limit[i];
   }
   if (a.metric == ML_KNN_COSINE) qnorm = query_norm(q, a.d);
@@ -541,14 +536,13 @@ template <class T> static int refine_typed(cuda_dev *d, const ml_knn_refine *r) 
   a.li = nullptr;
   a.count = r->count ? array_ptr<const int64_t>(r->count) : nullptr;
   a.limit = r->count ? array_ptr<const T>(r->limit) : nullptr;
-  a.short_done = a.count != nullptr;
-  if (a.short_done && a.c <= THREAD_ROOM && a.k <= ML_KNN_BOUNDED_MAX_K) {
+  if (a.count && a.c <= THREAD_ROOM && a.k <= ML_KNN_BOUNDED_MAX_K) {
     unsigned grid = blocks_for(a.mt, THREAD_BLOCK);
     return a.k == 1 ? cuda_launch<knn_refine_thread<T, 1>>(d, grid, THREAD_BLOCK, 0, "knn", a)
                     : cuda_launch<knn_refine_thread<T, ML_KNN_BOUNDED_MAX_K>>(
                           d, grid, THREAD_BLOCK, 0, "knn", a);
   }
-  if (a.short_done) {
+  if (a.count) {
     int rc = cuda_launch<knn_refine_short<T>>(d, blocks_for(a.mt, SEL_WARPS), SEL_WARPS * 32, 0,
                                              "knn", a);
     if (rc || a.c <= SHORT) return rc; /* lists this short leave nothing */
