@@ -1,5 +1,5 @@
 /* Shapes: reshape view t transpose permute squeeze unsqueeze expand narrow
- * select flatten split (methods and module functions), and the module
+ * select flatten split flip (methods and module functions), and the module
  * functions cat and stack, which take a Lua list of arrays. Everything but
  * reshape, flatten (of a view that needs a copy), cat and stack returns a
  * view sharing x's storage. Dimensions and indices are 1-based; negative
@@ -88,6 +88,35 @@ static int l_permute(lua_State *L) {
   }
   ml_array *r = l_newarray(L);
   l_check(L, ml_view_permute("permute", r, a, perm));
+  return 1;
+}
+
+/* flip(x [, {dims=}]): every dimension reversed, or those of dims (one
+ * dimension or a list of them), as a view with negative strides. */
+static int l_flip(lua_State *L) {
+  ml_array *a = l_checkarray(L, 1);
+  int opts = lua_gettop(L) >= 2 && !lua_isnil(L, 2) ? 2 : 0;
+  l_checkoptions(L, opts, "flip");
+  int flip[ML_MAX_DIMS] = {0};
+  if (opts) lua_getfield(L, opts, "dims");
+  if (!opts || lua_isnil(L, -1)) {
+    for (int d = 0; d < a->ndim; d++) flip[d] = 1;
+  } else if (lua_type(L, -1) == LUA_TTABLE) {
+    int top = lua_gettop(L), n = (int)lua_rawlen(L, top);
+    for (int i = 1; i <= n; i++) {
+      lua_rawgeti(L, top, i);
+      int d = l_checkdim(L, -1, a->ndim, "flip");
+      if (flip[d]++)
+        return luaL_error(L, "flip: dimension %d repeated in dims", d + 1);
+      lua_pop(L, 1);
+    }
+  } else {
+    flip[l_checkdim(L, -1, a->ndim, "flip")] = 1;
+  }
+  ml_array *r = l_newarray(L);
+  ml_array_share(r, a);
+  for (int d = 0; d < a->ndim; d++)
+    if (flip[d]) l_check(L, ml_view_flip(r, r, d));
   return 1;
 }
 
@@ -244,6 +273,7 @@ void l_open_shape(lua_State *L, int module, int methods) {
       {"unsqueeze", l_unsqueeze}, {"expand", l_expand},
       {"narrow", l_narrow},       {"select", l_select},
       {"flatten", l_flatten},     {"split", l_split},
+      {"flip", l_flip},
       {NULL, NULL}};
   static const luaL_Reg lists[] = {{"cat", l_cat}, {"stack", l_stack}, {NULL, NULL}};
   l_setfuncs(L, module, fns);

@@ -56,8 +56,9 @@ static int prepare(ml_array *out, const ml_array *x, ml_dtype t, int at) {
 
 /* Runs C = A B for the expanded operands (batch dims nb, then the matrix
  * dims) through the backend. The innermost batch dimensions that every
- * operand steps through with one stride go to the backend as one batch;
- * the remaining outer ones are looped over here. */
+ * operand steps through with one nonnegative stride go to the backend as
+ * one batch (cuBLAS takes no negative batch stride); the remaining outer
+ * ones are looped over here. */
 static int run_gemm(const ml_array *A, const ml_array *B, const ml_array *C) {
   const ml_backend *be;
   int rc = ml_backend_get(ml_array_device(C), &be);
@@ -80,6 +81,7 @@ static int run_gemm(const ml_array *A, const ml_array *B, const ml_array *C) {
     const int64_t sa = A->strides[outer], sb = B->strides[outer],
                   sc = C->strides[outer];
     if (s == 1) continue;
+    if (sa < 0 || sb < 0) break; /* a flipped batch: one product a step */
     if (g.batch == 1) {
       g.stride_a = sa;
       g.stride_b = sb;

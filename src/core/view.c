@@ -78,6 +78,15 @@ int ml_view_transpose(ml_array *out, const ml_array *a, int d0, int d1) {
   return ML_OK;
 }
 
+int ml_view_flip(ml_array *out, const ml_array *a, int dim) {
+  begin_view(out, a);
+  if (out->shape[dim] > 1) {
+    out->offset += (out->shape[dim] - 1) * out->strides[dim];
+    out->strides[dim] = -out->strides[dim];
+  }
+  return ML_OK;
+}
+
 int ml_view_permute(const char *op, ml_array *out, const ml_array *a,
                     const int *perm) {
   int seen[ML_MAX_DIMS] = {0};

@@ -24,6 +24,9 @@ int ml_view_select(const char *op, ml_array *out, const ml_array *a, int dim,
 int ml_view_stride(const char *op, ml_array *out, const ml_array *a, int dim,
                    int64_t start, int64_t count, int64_t step);
 int ml_view_transpose(ml_array *out, const ml_array *a, int d0, int d1);
+/* dim reversed: the view starts at its last element and steps back (a
+ * negative stride). */
+int ml_view_flip(ml_array *out, const ml_array *a, int dim);
 /* perm is a permutation of 0..ndim-1 (checked). */
 int ml_view_permute(const char *op, ml_array *out, const ml_array *a,
                     const int *perm);

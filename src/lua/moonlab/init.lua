@@ -21,6 +21,9 @@ return function(ml)
   require("moonlab.logic").install(ml)
   -- tril, triu, diag, kron, tensordot, tile and their kin, written in Lua
   require("moonlab.structure").install(ml)
+  -- flipud, fliplr, roll, pad and einsum, written in Lua
+  require("moonlab.rearrange").install(ml)
+  require("moonlab.einsum").install(ml)
   -- `fields` names what __index loads, for the shell's tab completion.
   setmetatable(ml, {
     fields = lazy,

@@ -60,5 +60,26 @@ print(ml.dot({1, 2, 3}, {4, 5, 6}))  --> 32]],
 local o = ml.outer({1, 2}, {1, 2, 3})
 print(o.shape[1], o.shape[2], o[{2, 3}])  --> 2 3 6]],
     },
+    {
+      name = "einsum",
+      usage = {"ml.einsum(subscripts, a [, b, ...])"},
+      doc = [[
+Einstein summation (numpy.einsum): subscripts as "ij,jk->ik" name the
+dimensions of each operand by letters; an index repeated in one operand
+takes its diagonal, indices the output lacks are summed, and "..."
+stands for broadcast dimensions. Without "->" the output has the
+dimensions of "..." and then the indices that occur once, in
+alphabetical order. Contractions go to matmul: "bij,bjk->bik" and
+"ij,kj->ik" are one batched or plain product, transposed views
+included, with no copy; more operands contract left to right. The
+result may be a view of an operand when nothing is summed ("ij->ji").]],
+      returns = "an array (0-d when every index is summed).",
+      example = [[
+local a, b = ml.ones(2, 3), ml.arange(12, {dtype = "float64"}):reshape(3, 4)
+print(ml.einsum("ij,jk->ik", a, b)[{1, 1}])  --> 12.0
+print(ml.einsum("ij->", a):item())  --> 6.0
+print(ml.einsum("ii", ml.eye(3)):item())  --> 3.0
+print(ml.einsum("ij,kj", a, a).shape[1])  --> 2]],
+    },
   },
 }
