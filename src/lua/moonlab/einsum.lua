@@ -60,17 +60,14 @@ local function label_str(l)
   return l:sub(1, 1) == "." and "..." or l
 end
 
--- x (labels l) with every index repeated in it reduced to its diagonal.
+-- x (labels l) with every index repeated in it (over one size, checked)
+-- reduced to its diagonal.
 local function diagonals(x, l)
   local i = 1
   while i <= #l do
     local j = index_of({table.unpack(l, i + 1)}, l[i])
     if j then
       j = i + j
-      if x.shape[i] ~= x.shape[j] then
-        fail(3, "einsum: index %s repeated in an operand over sizes %d and %d",
-             label_str(l[i]), x.shape[i], x.shape[j])
-      end
       local lab = l[i]
       x = ml.diagonal(x, {dim1 = i, dim2 = j})
       table.remove(l, j)
@@ -227,8 +224,14 @@ function M.einsum(subscripts, ...)
   -- the size of each index, broadcasting those of size 1
   local size = {}
   for k = 1, ops.n do
+    local own = {}
     for d, v in ipairs(ls[k]) do
       local s = xs[k].shape[d]
+      if own[v] and own[v] ~= s then
+        fail(2, "einsum: index %s repeated in operand %d over sizes %d and %d",
+             label_str(v), k, own[v], s)
+      end
+      own[v] = s
       if size[v] and size[v] ~= s and size[v] ~= 1 and s ~= 1 then
         fail(2, "einsum: index %s has size %d in operand %d and %d before (shapes %s)",
              label_str(v), s, k, size[v], shape_str(xs[k]))

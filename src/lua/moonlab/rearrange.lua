@@ -3,8 +3,8 @@
 -- the flip primitive), roll and pad. Each result is written once: roll
 -- copies at most 2^k blocks for k rolled dimensions into a new array; pad
 -- copies x into the middle of a new array and fills the margins from it,
--- one dimension after the other, as numpy.pad does (which is what makes
--- its reflections of margins wider than the array what they are). init.lua
+-- one dimension after the other, as numpy.pad does; margins wider than
+-- the array repeat its period, as from NumPy 1.25 on. init.lua
 -- installs them: install(ml) adds them to ml and to the arrays' methods.
 local check_options = require("moonlab.options").check
 
@@ -141,12 +141,19 @@ local function pad_pairs(level, width, nd)
   return pairs_
 end
 
--- numpy.pad's _set_reflect_both: one round of reflections into the
--- margins lo and hi still to fill of v's dimension d (edge 1 for
--- symmetric, 0 for reflect); returns what remains of them.
-local function reflect_round(v, d, lo, hi, edge)
+-- numpy.pad's _set_reflect_both (NumPy 1.25 on): one round of
+-- reflections into the margins lo and hi still to fill of v's dimension
+-- d, whose middle n values are x's (edge 1 for symmetric, 0 for reflect);
+-- a chunk is a whole number of periods long, so that the margins extend
+-- x periodically. Returns what remains of them.
+local function reflect_round(v, d, lo, hi, n, edge)
   local len = v.shape[d]
-  local old = len - lo - hi - (1 - edge)
+  local old = len - lo - hi
+  if edge == 1 then
+    old = old // n * n
+  else
+    old = (old - 1) // (n - 1) * (n - 1)
+  end
   if lo > 0 then
     local chunk = math.min(old, lo)
     -- positions lo - edge + 1 + chunk down to lo - edge + 2, reversed
@@ -187,7 +194,7 @@ local function fill_margins(v, d, lo, hi, n, mode)
     end
   else
     local edge = mode == "symmetric" and 1 or 0
-    while lo > 0 or hi > 0 do lo, hi = reflect_round(v, d, lo, hi, edge) end
+    while lo > 0 or hi > 0 do lo, hi = reflect_round(v, d, lo, hi, n, edge) end
   end
 end
 
