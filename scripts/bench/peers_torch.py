@@ -13,6 +13,7 @@ import torch
 import peers_conv_torch
 import peers_filter
 import peers_mixture_torch
+import peers_rearrange_torch
 
 dev = "cuda"
 torch.backends.cuda.matmul.allow_tf32 = False
@@ -91,6 +92,7 @@ def main():
     peers_filter.main(median_time)
     peers_mixture_torch.main(median_time)
     peers_conv_torch.main(median_time)
+    peers_rearrange_torch.main(median_time)
 
 
 main()
