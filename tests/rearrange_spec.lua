@@ -208,6 +208,27 @@ describe("einsum", function()
           load("einsum_mm"), nil, "flipped")
   end)
 
+  it("maps bij,bjk->bik and ij,kj->ik to one product, copying nothing", function()
+    local function allocated(fn)
+      collectgarbage()
+      ml.synchronize()
+      ml.reset_peak_memory()
+      local base = ml.memory().allocated
+      local r = fn()
+      return ml.memory().peak - base, r
+    end
+    local a, c = ml.rand(30, 20, {device = DEV}), ml.rand(40, 20, {device = DEV})
+    local bytes, r = allocated(function() return ml.einsum("ij,kj->ik", a, c) end)
+    assert.equal(30 * 40 * 8, bytes)
+    assert.array_near(r, a:mm(c:t()), 1e-12)
+    local p, q = ml.rand(3, 30, 20, {device = DEV}), ml.rand(3, 20, 40, {device = DEV})
+    bytes, r = allocated(function() return ml.einsum("bij,bjk->bik", p, q) end)
+    assert.equal(3 * 30 * 40 * 8, bytes)
+    assert.array_near(r, ml.matmul(p, q), 1e-12)
+    bytes = allocated(function() return ml.einsum("bji,bjk->bik", p:transpose(2, 3), q) end)
+    assert.equal(3 * 30 * 40 * 8, bytes)
+  end)
+
   it("rejects bad subscripts", function()
     local a = ml.ones(2, 3, {device = DEV})
     assert.error_matches(function() ml.einsum("ij,jk", a) end,
