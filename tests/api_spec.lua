@@ -99,6 +99,9 @@ local CASES = {
   diagonal = {mat, {{}, {{offset = -1}}}}, trace = {mat, {{}, {{offset = 2}}}},
   kron = {mat, {{{1, 2}}}}, diff = {mat, {{}, {{n = 2, dim = 1}}}}, tile = {mat, {{2}, {{2, 1}}}},
   repeat_interleave = {mat, {{2}, {{1, 0, 2}, {dim = 1}}}},
+  flip = {mat, {{}, {{dims = 2}}}}, flipud = {mat, {{}}}, fliplr = {mat, {{}}},
+  roll = {mat, {{1}, {{1, -1}, {dims = {1, 2}}}}},
+  pad = {mat, {{1}, {{{1, 0}, {0, 2}}, {mode = "reflect"}}}},
 }
 
 describe("api: methods and module functions", function()
