@@ -12,6 +12,7 @@ return function(ml)
     GaussianMixture = {"moonlab.mixture", "GaussianMixture"},
     help = {"moonlab.help", "help"},
     help_text = {"moonlab.help", "text"},
+    timeit = {"moonlab.timing", "timeit"},
   }
   -- ml.linalg's compositions and ml.cov, written in Lua
   require("moonlab.linalg").install(ml)
