@@ -40,6 +40,8 @@ local IDX = (os.getenv("MOONLAB_DATA") or "/usr/share/datasets/fashion-mnist")
 local PROBES = {
   tril = function(o) return ml.tril(ml.ones(2, 2), o) end,
   timeit = function(o) return ml.timeit(function() end, o) end,
+  load = function(o) return ml.load(npy_file(), o) end,
+  savez = function(o) return ml.savez(tmpfile(), {x = ml.ones(2)}, o) end,
   triu = function(o) return ml.triu(ml.ones(2, 2), o) end,
   diag = function(o) return ml.diag(ml.ones(2), o) end,
   diagonal = function(o) return ml.diagonal(ml.ones(2, 2), o) end,
