@@ -22,6 +22,8 @@ return function(ml)
   require("moonlab.logic").install(ml)
   -- tril, triu, diag, kron, tensordot, tile and their kin, written in Lua
   require("moonlab.structure").install(ml)
+  -- bernoulli, gamma, choice, shuffle and their kin over rand and randn
+  require("moonlab.random").install(ml)
   -- `fields` names what __index loads, for the shell's tab completion.
   setmetatable(ml, {
     fields = lazy,
