@@ -347,7 +347,7 @@ function M.choice(a, size, opts)
     if math.abs(w:sum() - 1) > 1.4901161193847656e-08 then
       fail("choice", "probabilities p do not sum to 1")
     end
-    if not replace and count > ml.gt(w, 0):astype("int64"):sum():item() then
+    if not replace and count > ml.gt(w, 0):astype("int64"):sum() then
       fail("choice", "fewer nonzero entries in p than size")
     end
     idx = named("choice", function()
