@@ -6,7 +6,7 @@
 -- comparisons of uniforms, integer draws and permutations are bit for bit;
 -- steps through log, pow or sqrt (exponential, gamma, beta) agree within a
 -- few ulp, as randn does. init.lua installs them: install(ml) adds them to
--- ml and shuffle to the arrays' methods.
+-- ml (shuffle is no method: x:sh<TAB> completes to shape).
 local check_options = require("moonlab.options").check
 
 local M = {}
@@ -382,7 +382,6 @@ function M.install(module)
                          "multinomial", "choice", "shuffle"}) do
     ml[name] = M[name]
   end
-  ml.methods.shuffle = M.shuffle
 end
 
 return M

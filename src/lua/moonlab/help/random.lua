@@ -246,7 +246,7 @@ print(s:sort()[1], s:sort()[10], s:sum())  --> 1 10 55]],
     },
     {
       name = "shuffle",
-      usage = {"x:shuffle()", "ml.shuffle(x)"},
+      usage = {"ml.shuffle(x)"},
       doc = [[
 x with its slices along dimension 1 in a random order (randperm, so the
 same on every device). Returns a new array; x is unchanged (unlike
@@ -254,7 +254,7 @@ numpy.random.shuffle, which works in place).]],
       returns = "a new array of x's shape and dtype.",
       example = [[
 ml.seed(1)
-local y = ml.arange(1, 6):shuffle()
+local y = ml.shuffle(ml.arange(1, 6))
 print(y:sum(), y:sort()[5])  --> 15 5]],
     },
     {
