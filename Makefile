@@ -3,14 +3,15 @@
 # copies the two where a stock lua5.4 and busted look.
 
 CC      ?= cc
-PKGS    := lua5.4 zlib
+PKGS    := lua5.4 zlib libzip
 CPPFLAGS += -D_GNU_SOURCE $(shell pkg-config --cflags $(PKGS) 2>/dev/null) \
             -I/usr/include/lua5.4 -I/usr/include/x86_64-linux-gnu/openblas-pthread
 CFLAGS  ?= -O2 -g
 # override: flags given on the command line (luarocks passes CFLAGS) keep
 # the ones the sources need.
 override CFLAGS += -std=c11 -Wall -Wextra -fPIC -fopenmp -fno-math-errno
-LDLIBS  := -lopenblas -llapacke -lz -lm
+LDLIBS  := -lopenblas -llapacke \
+           $(shell pkg-config --libs libzip 2>/dev/null || echo -lzip) -lz -lm
 LUALIB  := $(shell pkg-config --libs lua5.4 2>/dev/null || echo -llua5.4)
 
 # Optional features, announced once per build.

@@ -39,6 +39,15 @@ local IDX = (os.getenv("MOONLAB_DATA") or "/usr/share/datasets/fashion-mnist")
 -- as its options table.
 local PROBES = {
   tril = function(o) return ml.tril(ml.ones(2, 2), o) end,
+  timeit = function(o) return ml.timeit(function() end, o) end,
+  bernoulli = function(o) return ml.bernoulli(0.5, 3, o) end,
+  exponential = function(o) return ml.exponential(1, 3, o) end,
+  gamma = function(o) return ml.gamma(2, 3, o) end,
+  beta = function(o) return ml.beta(2, 3, 3, o) end,
+  multinomial = function(o) return ml.multinomial(ml.ones(3), 2, o) end,
+  choice = function(o) return ml.choice(5, 3, o) end,
+  load = function(o) return ml.load(npy_file(), o) end,
+  savez = function(o) return ml.savez(tmpfile(), {x = ml.ones(2)}, o) end,
   triu = function(o) return ml.triu(ml.ones(2, 2), o) end,
   diag = function(o) return ml.diag(ml.ones(2), o) end,
   diagonal = function(o) return ml.diagonal(ml.ones(2, 2), o) end,

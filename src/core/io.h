@@ -1,4 +1,5 @@
-/* Reading and writing arrays in files: IDX (MNIST), NumPy .npy and CSV.
+/* Reading and writing arrays in files: IDX (MNIST), NumPy .npy and .npz,
+ * and CSV.
  *
  * Loaders read into host memory and return a new contiguous CPU array;
  * savers take an array on any device (they download it first) and any
@@ -27,6 +28,30 @@ int ml_load_idx(ml_array *out, const char *path);
 int ml_load_npy(ml_array *out, const char *path);
 /* Writes a as .npy format 1.0, C order, little-endian (uint8 as |u1). */
 int ml_save_npy(const char *path, const ml_array *a);
+
+/* What a file holds, by its first bytes: "\x93NUMPY" a .npy, "PK\3\4"
+ * or "PK\5\6" (an empty archive) a .npz; anything else is an error that
+ * names op and the file. */
+typedef enum { ML_FILE_NPY, ML_FILE_NPZ } ml_file_kind_t;
+int ml_file_kind(const char *op, const char *path, ml_file_kind_t *kind);
+
+/* A .npz archive open for reading (io_npz.c, over libzip): its members in
+ * archive order, each a .npy as ml_load_npy reads it (stored or deflated;
+ * member names as NumPy writes them, "x.npy"). Errors name op, the file
+ * and the member: not a zip archive, a member that is no .npy or has an
+ * unsupported dtype, a corrupt or truncated member. ml_npz_close(NULL) is
+ * a no-op. */
+typedef struct ml_npz ml_npz;
+int ml_npz_open(const char *op, const char *path, ml_npz **z);
+int64_t ml_npz_count(const ml_npz *z);
+const char *ml_npz_name(const ml_npz *z, int64_t i);
+int ml_npz_read(ml_npz *z, int64_t i, ml_array *out);
+void ml_npz_close(ml_npz *z);
+/* Writes n arrays (any device, any strides) as members names[i] + ".npy"
+ * of a new .npz at path, deflated when compressed, else stored (as
+ * numpy.savez_compressed and numpy.savez). n >= 1, names distinct. */
+int ml_save_npz(const char *path, int64_t n, const char *const *names,
+                const ml_array *const *arrays, int compressed);
 
 typedef struct {
   char delimiter; /* ',' by default */

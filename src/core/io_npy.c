@@ -10,6 +10,7 @@
 
 #include "copy.h"
 #include "io.h"
+#include "io_npy.h"
 #include "status.h"
 
 #define MAGIC "\x93NUMPY"
@@ -156,50 +157,58 @@ static int parse_dict(const char *s, npy_header *h, char *descr, size_t n) {
   return seen == 7;
 }
 
-static int read_header(FILE *f, const char *path, npy_header *h) {
+/* Exactly n bytes from src, or fewer at its end. */
+static size_t source_read(ml_npy_source *src, void *buf, size_t n) {
+  size_t got = src->read(src->ctx, buf, n);
+  if (src->left >= 0) src->left -= (int64_t)got < src->left
+                                       ? (int64_t)got : src->left;
+  return got;
+}
+
+static int read_header(ml_npy_source *src, npy_header *h) {
+  const char *op = src->op, *name = src->name;
   unsigned char pre[MAGIC_LEN + 2], len[4];
-  if (fread(pre, 1, sizeof pre, f) != sizeof pre ||
+  if (source_read(src, pre, sizeof pre) != sizeof pre ||
       memcmp(pre, MAGIC, MAGIC_LEN) != 0)
-    return ml_fail(ML_EIO, "load_npy: '%s' is not a .npy file (bad magic)",
-                   path);
+    return ml_fail(ML_EIO, "%s: %s is not a .npy file (bad magic)", op, name);
   int major = pre[MAGIC_LEN], minor = pre[MAGIC_LEN + 1];
   if (major < 1 || major > 3)
-    return ml_fail(ML_EIO, "load_npy: '%s' has unsupported format version "
-                   "%d.%d", path, major, minor);
+    return ml_fail(ML_EIO, "%s: %s has unsupported format version %d.%d", op,
+                   name, major, minor);
   size_t lenbytes = major == 1 ? 2 : 4, hlen = 0;
-  if (fread(len, 1, lenbytes, f) != lenbytes)
-    return ml_fail(ML_EIO, "load_npy: truncated header in '%s'", path);
+  if (source_read(src, len, lenbytes) != lenbytes)
+    return ml_fail(ML_EIO, "%s: truncated header in %s", op, name);
   for (size_t i = lenbytes; i-- > 0;) hlen = hlen << 8 | len[i];
   if (hlen > MAX_HEADER)
-    return ml_fail(ML_EIO, "load_npy: corrupt header in '%s' (%zu bytes "
-                   "long)", path, hlen);
+    return ml_fail(ML_EIO, "%s: corrupt header in %s (%zu bytes long)", op,
+                   name, hlen);
   char *text = malloc(hlen + 1);
-  if (!text) return ml_fail(ML_ENOMEM, "load_npy: out of memory");
+  if (!text) return ml_fail(ML_ENOMEM, "%s: out of memory", op);
   int rc = ML_OK;
   char descr[16];
-  if (fread(text, 1, hlen, f) != hlen) {
-    rc = ml_fail(ML_EIO, "load_npy: truncated header in '%s'", path);
+  if (source_read(src, text, hlen) != hlen) {
+    rc = ml_fail(ML_EIO, "%s: truncated header in %s", op, name);
   } else {
     text[hlen] = '\0';
     if (!parse_dict(text, h, descr, sizeof descr))
-      rc = ml_fail(ML_EIO, "load_npy: corrupt header in '%s'", path);
+      rc = ml_fail(ML_EIO, "%s: corrupt header in %s", op, name);
     else if (h->structured)
-      rc = ml_fail(ML_EIO, "load_npy: '%s' has a structured dtype (fields), "
-                   "which is not supported", path);
+      rc = ml_fail(ML_EIO, "%s: %s has a structured dtype (fields), which is "
+                   "not supported", op, name);
     else if (h->ndim > ML_MAX_DIMS)
-      rc = ml_fail(ML_EIO, "load_npy: '%s' has %d dimensions (at most %d)",
-                   path, h->ndim, ML_MAX_DIMS);
+      rc = ml_fail(ML_EIO, "%s: %s has %d dimensions (at most %d)", op, name,
+                   h->ndim, ML_MAX_DIMS);
     else if (!parse_descr(descr, h))
-      rc = ml_fail(ML_EIO, "load_npy: '%s' has unsupported dtype '%s' "
-                   "(supported: <f4 <f8 <i4 <i8 |u1 |b1)", path, descr);
+      rc = ml_fail(ML_EIO, "%s: %s has unsupported dtype '%s' (supported: "
+                   "<f4 <f8 <i4 <i8 |u1 |b1)", op, name, descr);
   }
   free(text);
   if (rc) return rc;
   uint64_t count = 1;
   for (int d = 0; d < h->ndim; d++) {
     if (h->shape[d] > 0 && count > (UINT64_C(1) << 40) / (uint64_t)h->shape[d])
-      return ml_fail(ML_EIO, "load_npy: corrupt header in '%s' (too many "
-                     "elements)", path);
+      return ml_fail(ML_EIO, "%s: corrupt header in %s (too many elements)",
+                     op, name);
     count *= (uint64_t)h->shape[d];
   }
   h->nbytes = (size_t)count * ml_dtype_size(h->dtype);
@@ -216,30 +225,28 @@ static void byteswap(void *data, int64_t n, size_t size) {
     }
 }
 
-static int truncated(size_t expected, size_t found) {
-  return ml_fail(ML_EIO, "load_npy: truncated file (expected %zu bytes of "
-                 "data, found %zu)", expected, found);
+static int truncated(const char *op, size_t expected, size_t found) {
+  return ml_fail(ML_EIO, "%s: truncated file (expected %zu bytes of data, "
+                 "found %zu)", op, expected, found);
 }
 
 /* The data into a new C-order array; for Fortran order the file holds the
  * transpose's C order, read as the reversed shape, then transposed back.
- * A regular file too short for the data fails before allocating. */
-static int read_data(FILE *f, const npy_header *h, ml_array *out) {
-  struct stat st;
-  long pos = ftell(f);
-  if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && pos >= 0 &&
-      (uint64_t)(st.st_size - pos) < h->nbytes)
-    return truncated(h->nbytes, (size_t)(st.st_size - pos));
+ * A source known to be too short for the data fails before allocating. */
+static int read_data(ml_npy_source *src, const npy_header *h,
+                     ml_array *out) {
+  if (src->left >= 0 && (uint64_t)src->left < h->nbytes)
+    return truncated(src->op, h->nbytes, (size_t)src->left);
   int64_t shape[ML_MAX_DIMS];
   for (int d = 0; d < h->ndim; d++)
     shape[d] = h->fortran ? h->shape[h->ndim - 1 - d] : h->shape[d];
   ml_array r = {0};
   int rc = ml_array_empty(&r, h->dtype, h->ndim, shape, ml_cpu());
   if (rc) return rc;
-  size_t got = fread(ml_array_data(&r), 1, h->nbytes, f);
+  size_t got = source_read(src, ml_array_data(&r), h->nbytes);
   if (got < h->nbytes) {
     ml_array_release(&r);
-    return truncated(h->nbytes, got);
+    return truncated(src->op, h->nbytes, got);
   }
   if (h->swap) byteswap(ml_array_data(&r), ml_array_numel(&r),
                         ml_dtype_size(h->dtype));
@@ -258,18 +265,31 @@ static int read_data(FILE *f, const npy_header *h, ml_array *out) {
   return rc;
 }
 
+int ml_npy_read(ml_npy_source *src, ml_array *out) {
+  npy_header h = {0};
+  int rc = read_header(src, &h);
+  return rc ? rc : read_data(src, &h, out);
+}
+
+static size_t file_read(void *f, void *buf, size_t n) {
+  return fread(buf, 1, n, f);
+}
+
 int ml_load_npy(ml_array *out, const char *path) {
   int fd;
   int rc = ml_io_open_read("load_npy", path, &fd);
   if (rc) return rc;
+  struct stat st;
+  int64_t size = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? st.st_size : -1;
   FILE *f = fdopen(fd, "rb");
   if (!f) {
     close(fd);
     return ml_fail(ML_ENOMEM, "load_npy: out of memory opening '%s'", path);
   }
-  npy_header h = {0};
-  rc = read_header(f, path, &h);
-  if (!rc) rc = read_data(f, &h, out);
+  char name[ML_NPY_NAME_MAX];
+  snprintf(name, sizeof name, "'%s'", path);
+  ml_npy_source src = {file_read, f, "load_npy", name, size};
+  rc = ml_npy_read(&src, out);
   if (!rc && ferror(f))
     rc = ml_fail(ML_EIO, "load_npy: cannot read '%s': %s", path,
                  strerror(errno));
@@ -289,9 +309,7 @@ static const char *descr_of(ml_dtype t) {
   }
 }
 
-/* The version 1.0 preamble and header, padded so the data starts at a
- * multiple of 64 bytes, as NumPy writes it. Returns its length. */
-static size_t make_header(char *buf, size_t n, const ml_array *a) {
+size_t ml_npy_header(char *buf, size_t n, const ml_array *a) {
   char shape[ML_MAX_DIMS * 24 + 4];
   size_t k = 0;
   shape[k++] = '(';
@@ -321,8 +339,8 @@ int ml_save_npy(const char *path, const ml_array *a) {
   if (!rc) rc = ml_contiguous(&c, &host);
   ml_array_release(&host);
   if (rc) return rc;
-  char header[512];
-  size_t hlen = make_header(header, sizeof header, &c);
+  char header[ML_NPY_HEADER_MAX];
+  size_t hlen = ml_npy_header(header, sizeof header, &c);
   FILE *f = fopen(path, "wb");
   if (!f) {
     rc = ml_fail(ML_EIO, "save_npy: cannot open '%s': %s", path,

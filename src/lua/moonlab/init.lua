@@ -12,6 +12,7 @@ return function(ml)
     GaussianMixture = {"moonlab.mixture", "GaussianMixture"},
     help = {"moonlab.help", "help"},
     help_text = {"moonlab.help", "text"},
+    timeit = {"moonlab.timing", "timeit"},
   }
   -- ml.linalg's compositions and ml.cov, written in Lua
   require("moonlab.linalg").install(ml)
@@ -24,6 +25,8 @@ return function(ml)
   -- flipud, fliplr, roll, pad and einsum, written in Lua
   require("moonlab.rearrange").install(ml)
   require("moonlab.einsum").install(ml)
+  -- bernoulli, gamma, choice, shuffle and their kin over rand and randn
+  require("moonlab.random").install(ml)
   -- `fields` names what __index loads, for the shell's tab completion.
   setmetatable(ml, {
     fields = lazy,

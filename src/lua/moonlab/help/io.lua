@@ -5,12 +5,12 @@ local DEVICE = {name = "device", type = "string", default = "ml.device()",
 return {
   title = "Files",
   intro = [[
-Reading and writing arrays: IDX (the MNIST format), NumPy's .npy, and
-CSV. Loaders read into host memory and return a new contiguous array on
-the default device (or options.device); savers take an array on any
-device and of any strides. Errors name the operation and the file:
-missing or unreadable files, bad magic numbers, corrupt headers,
-truncated data.]],
+Reading and writing arrays: IDX (the MNIST format), NumPy's .npy and
+.npz (through libzip), and CSV. Loaders read into host memory and return
+a new contiguous array on the default device (or options.device); savers
+take an array on any device and of any strides. Errors name the
+operation and the file: missing or unreadable files, bad magic numbers,
+corrupt headers, truncated data.]],
   entries = {
     {
       name = "load_idx",
@@ -53,6 +53,48 @@ Writes x as a .npy file (format 1.0, C order, little-endian; uint8 as
 local path = os.tmpname()
 ml.save_npy(path, ml.eye(3, {dtype = "float32"}))
 print(ml.load_npy(path).dtype)  --> float32
+os.remove(path)]],
+    },
+    {
+      name = "load",
+      usage = {"ml.load(path [, opts])"},
+      doc = [[
+A NumPy file, told apart by its first bytes as numpy.load does: a .npy
+gives one array (as load_npy), a .npz (numpy.savez, stored, or
+numpy.savez_compressed, deflated; zip64 too) a table of its arrays by
+name, the member name without ".npy". Errors name the file and the
+member: a missing file, a file that is neither, a corrupt zip archive,
+a member that is no .npy or has a dtype other than <f4 <f8 <i4 <i8 |u1
+|b1.]],
+      options = {DEVICE},
+      returns = "a new array, or a table of new arrays by name.",
+      example = [[
+local path = os.tmpname()
+ml.savez(path, {w = ml.ones(2, 3), labels = ml.arange(1, 5)})
+local t = ml.load(path)
+os.remove(path)
+print(t.w.shape[2], t.labels.dtype, t.labels:sum())  --> 3 int64 10]],
+    },
+    {
+      name = "savez",
+      usage = {"ml.savez(path, arrays [, opts])"},
+      doc = [[
+Writes a table of arrays, name = array, as a NumPy .npz archive that
+numpy.load reads: each array a member name.npy (format 1.0, C order),
+in the order of the names, stored as numpy.savez does or deflated as
+numpy.savez_compressed. Names are strings, the table not empty; arrays
+may live on any device and have any strides.]],
+      options = {
+        {name = "compressed", type = "boolean", default = "false",
+         doc = "deflate the members (numpy.savez_compressed)"},
+      },
+      returns = "nothing.",
+      example = [[
+local path = os.tmpname()
+ml.savez(path, {x = ml.zeros(1000)}, {compressed = true})
+local f = io.open(path, "rb")
+print(f:seek("end") < 1000)  --> true
+f:close()
 os.remove(path)]],
     },
     {

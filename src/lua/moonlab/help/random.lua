@@ -133,6 +133,131 @@ local p = ml.randperm(5)
 print(p:sum(), p:sort()[5])  --> 15 5]],
     },
     {
+      name = "bernoulli",
+      usage = {"ml.bernoulli(p [, shape...] [, opts])"},
+      doc = [[
+Draws that are 1 with probability p and 0 otherwise: u < p for uniforms
+u of rand, so the same on every device. p is a number in [0, 1] with a
+shape, or an array of probabilities (then no shape; the result has its
+shape and, when float, its dtype, as torch.bernoulli).]],
+      options = {dtype("ml.get_default_dtype(), or p's float dtype",
+                       "any (uint8 for masks)"), DEVICE},
+      returns = "a new array of 0 and 1.",
+      example = [[
+ml.seed(1)
+print(ml.bernoulli(0.25, 100000):mean() // 0.01 / 100)  --> 0.25]],
+    },
+    {
+      name = "exponential",
+      usage = {"ml.exponential(scale [, shape...] [, opts])"},
+      doc = [[
+Exponential draws of mean scale (> 0; a number, or an array giving the
+result's shape), as numpy.random.exponential: -log(1 - u) scale for
+uniforms u, the same on every device within a few ulp (log).]],
+      options = {FLOAT, DEVICE},
+      returns = "a new float array.",
+      example = [[
+ml.seed(1)
+print(math.abs(ml.exponential(2, 100000):mean() - 2) < 0.05)  --> true]],
+    },
+    {
+      name = "gamma",
+      usage = {"ml.gamma(k [, shape...] [, opts])"},
+      doc = [[
+Gamma draws of shape k > 0 (a number, or an array giving the result's
+shape) and a scale, mean k scale, as numpy.random.gamma. Marsaglia and
+Tsang's method: each round draws one normal and one uniform for every
+element still pending, in order, and keeps the accepted ones, so the
+draws are the same on the CPU and the GPU (values within a few ulp of
+each other; an acceptance could differ only on a rounding-level tie of
+its test); k < 1 takes gamma(k + 1) u^(1/k).]],
+      options = {
+        {name = "scale", type = "number", default = "1",
+         doc = "the scale theta > 0"},
+        FLOAT, DEVICE,
+      },
+      returns = "a new float array.",
+      example = [[
+ml.seed(1)
+local x = ml.gamma(3, 100000, {scale = 2})
+print(math.abs(x:mean() - 6) < 0.1)  --> true]],
+    },
+    {
+      name = "beta",
+      usage = {"ml.beta(a, b [, shape...] [, opts])"},
+      doc = [[
+Beta draws of parameters a, b > 0 (numbers, or arrays that broadcast to
+the result's shape), as numpy.random.beta: x / (x + y) of gamma draws x
+of a and y of b, computed from their logarithms where u^(1/k) would
+underflow, so small a and b give 0s and 1s, not NaN. Same on every
+device as gamma.]],
+      options = {FLOAT, DEVICE},
+      returns = "a new float array in [0, 1].",
+      example = [[
+ml.seed(1)
+print(math.abs(ml.beta(2, 6, 100000):mean() - 0.25) < 0.01)  --> true]],
+    },
+    {
+      name = "multinomial",
+      usage = {"ml.multinomial(weights, n [, opts])"},
+      doc = [[
+n category indices (1-based) drawn from each row of weights, as
+torch.multinomial: weights 1-D (k categories) or 2-D (a distribution a
+row), non-negative and finite, each row with a positive sum (they need
+not sum to 1). With replacement, inverse-CDF search of uniforms in the
+row's cumulative sums; without (the default), the n first of an
+exponential race, E / w (Efraimidis-Spirakis), in the order drawn, and
+n must not exceed a row's count of positive weights. Uniforms are the
+same on every device; the cumulative sums and logarithms round within
+an ulp, so an index can differ only where a draw ties a boundary there.]],
+      options = {
+        {name = "replacement", type = "boolean", default = "false",
+         doc = "draw with replacement"},
+      },
+      returns = "a new int64 array of n (1-D weights) or rows x n indices.",
+      example = [[
+ml.seed(1)
+local i = ml.multinomial(ml.array({0, 3, 1}), 1000, {replacement = true})
+print(i:min(), i:max(), ml.eq(i, 2):sum() > 650)  --> 2 3 true]],
+    },
+    {
+      name = "choice",
+      usage = {"ml.choice(a [, size] [, opts])"},
+      doc = [[
+A random sample, as numpy.random.choice: from 1..a when a is an integer
+(1-based), else from the elements of the 1-D array a. size is an integer
+or a shape table (none: one value, returned as a number). Uniform draws
+take randint (replace) or the smallest uniforms (without replacement);
+weights p go through multinomial. Without replacement size must not
+exceed a (or p's positive entries); p must sum to 1.]],
+      options = {
+        {name = "replace", type = "boolean", default = "true",
+         doc = "sample with replacement"},
+        {name = "p", type = "table|array", default = "uniform",
+         doc = "the probability of each of the a entries"},
+        {name = "device", type = "string", default = "a's, or ml.device()",
+         doc = "where the result lives when a is a count"},
+      },
+      returns = "a new array of the size's shape, or a number.",
+      example = [[
+ml.seed(1)
+local s = ml.choice(10, 10, {replace = false})
+print(s:sort()[1], s:sort()[10], s:sum())  --> 1 10 55]],
+    },
+    {
+      name = "shuffle",
+      usage = {"ml.shuffle(x)"},
+      doc = [[
+x with its slices along dimension 1 in a random order (randperm, so the
+same on every device). Returns a new array; x is unchanged (unlike
+numpy.random.shuffle, which works in place).]],
+      returns = "a new array of x's shape and dtype.",
+      example = [[
+ml.seed(1)
+local y = ml.shuffle(ml.arange(1, 6))
+print(y:sum(), y:sort()[5])  --> 15 5]],
+    },
+    {
       name = "philox4x32",
       usage = {"ml.philox4x32(counter, key)"},
       doc = [[

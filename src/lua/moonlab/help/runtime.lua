@@ -151,6 +151,35 @@ local t0 = ml.clock()
 print(ml.clock() >= t0)  --> true]],
     },
     {
+      name = "timeit",
+      usage = {"ml.timeit(fn [, opts])"},
+      doc = [[
+The time of one call of fn(), as Python's timeit: after warmup calls,
+`repeat` runs of `number` calls each, the default device synchronized
+before and after each run so that the queued work is counted. Without
+number, the first of 1, 2, 5, 10, 20, ... calls whose run takes 0.2 s
+or more. Printing the result (tostring, or the shell) gives one line,
+e.g. "1.23 ms ± 0.04 ms (median of 7 runs, 10 loops each)". As
+`repeat` is a Lua keyword, the option is also spelled `repeats`.]],
+      options = {
+        {name = "repeat", type = "integer", default = "7",
+         doc = 'timed runs, at least 1 (a keyword: {["repeat"] = 7})'},
+        {name = "repeats", type = "integer", default = "7",
+         doc = "the same as repeat, without the brackets"},
+        {name = "number", type = "integer", default = "automatic",
+         doc = "the calls of fn in each run (at least 1)"},
+        {name = "warmup", type = "integer", default = "1",
+         doc = "untimed calls before the first run"},
+      },
+      returns = [[
+a table of seconds per call: median, min, max, mean, stdev (when repeat
+> 1), times (each run's), and repeat and number.]],
+      example = [[
+local a = ml.randn(200, 200)
+local r = ml.timeit(function() return a:mm(a) end, {repeats = 3, number = 2})
+print(r["repeat"], r.number, #r.times, r.min <= r.median)  --> 3 2 3 true]],
+    },
+    {
       name = "help",
       usage = {"ml.help([f])"},
       doc = [[
