@@ -126,8 +126,9 @@ os.remove(path)]]),
     kind("scatter",
          {"f:scatter(x, y [, opts])", "ml.plot.scatter(x, y [, opts])"},
          [[
-The points (x[i], y[i]) as dots; x and y are 1-D of one length. The
-data go to gnuplot as binary, so millions of points draw in seconds.]],
+The points (x[i], y[i]); x and y are 1-D of one length. The data go to
+gnuplot as binary and more than 100000 points without a pointsize are
+drawn as dots, so millions of points draw in seconds.]],
          LINE_STYLE, [[
 ml.seed(1)
 local x, y = ml.randn(1000), ml.randn(1000)
