@@ -136,7 +136,7 @@ demo:
 bench:
 	@scripts/install-deps.sh --if-missing
 	@$(MAKE) --no-print-directory all
-	PYTHON=$(PYTHON) bin/moonlab scripts/bench/run.lua
+	PYTHON=$(PYTHON) bin/moonlab scripts/bench/run.lua $(if $(PLOT),--plot $(PLOT))
 
 # Copies the built files; builds them first only when they are out of date.
 install: all

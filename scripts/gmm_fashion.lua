@@ -10,14 +10,17 @@
 --
 --   moonlab scripts/gmm_fashion.lua [--k 10] [--dim D] [--covariance full]
 --       [--max-iter 100] [--tol 1e-3] [--dtype float64] [--device D]
---       [--seed 1]
+--       [--seed 1] [--plot DIR]
 --
 -- --dim 784 keeps the pixels, a smaller D projects (default: 784 on a GPU,
--- 50 on a CPU).
+-- 50 on a CPU). --plot DIR draws DIR/gmm_lower_bound.png (the lower bound
+-- per iteration) and DIR/gmm_means.png (the component means as 28 x 28
+-- images, projected back on the pixels).
 local ml = require "moonlab"
 
 local USAGE = "usage: gmm_fashion.lua [--k K] [--dim D] [--covariance T] "
-              .. "[--max-iter N] [--tol T] [--dtype T] [--device D] [--seed S]"
+              .. "[--max-iter N] [--tol T] [--dtype T] [--device D] [--seed S] "
+              .. "[--plot DIR]"
 local NUMBERS = {k = true, dim = true, ["max-iter"] = true, tol = true,
                  seed = true}
 
@@ -29,7 +32,7 @@ local function options(argv)
     local key = argv[i]:match("^%-%-([%w-]+)$")
     local value = argv[i + 1]
     if not key or value == nil or (o[key] == nil and key ~= "dim"
-                                   and key ~= "device") then
+                                   and key ~= "device" and key ~= "plot") then
       error(USAGE, 0)
     end
     if NUMBERS[key] then
@@ -55,10 +58,14 @@ local t1 = ml.clock()
 print(("Fashion-MNIST: %d images on %s (%s), loaded in %.2f s")
       :format(X:size(1), ml.device(), o.dtype, t1 - t0))
 
+-- pixels(Z): rows of the model's space as pixels
+local pixels = function(Z) return Z end
 if o.dim < 784 then
   local _, V = ml.linalg.eigh(ml.cov(X, {rowvar = false}))
   local top = V:narrow(2, 785 - o.dim, o.dim)
-  X = (X - X:mean(1, {keepdim = true})):mm(top)
+  local mean = X:mean(1, {keepdim = true})
+  X = (X - mean):mm(top)
+  pixels = function(Z) return Z:mm(top:t()) + mean end
   ml.synchronize()
   local t2 = ml.clock()
   print(("projected on the %d principal components in %.2f s")
@@ -89,3 +96,19 @@ local counts = comp:astype("float64"):t():mm(class:astype("float64"))
 local purity = counts:max(2):sum() / n
 print(("cluster purity %.4f (each component taken as its most frequent "
        .. "class)"):format(purity))
+
+if o.plot then
+  os.execute("mkdir -p '" .. o.plot .. "'")
+  local f = ml.plot.figure{title = ("Gaussian mixture EM on Fashion-MNIST "
+    .. "(%d components, %d dimensions)"):format(o.k, X:size(2)),
+    xlabel = "iteration", ylabel = "lower bound (per sample)", grid = true,
+    legend = false, size = {800, 500}}
+  f:line(gm.lower_bounds, {style = "linespoints"})
+  f:save(o.plot .. "/gmm_lower_bound.png")
+  local means = pixels(gm.means):reshape(o.k, 28, 28)
+  ml.plot.imshow(means, {file = o.plot .. "/gmm_means.png",
+    cols = math.min(o.k, 5), size = {900, 420},
+    title = "the component means as images"})
+  print("plots: " .. o.plot .. "/gmm_lower_bound.png, "
+        .. o.plot .. "/gmm_means.png")
+end

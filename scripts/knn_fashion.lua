@@ -6,8 +6,10 @@
 --
 --   moonlab scripts/knn_fashion.lua [--k 5] [--weights uniform|distance]
 --       [--dtype float32|float64] [--device cpu|cuda] [--save pred.npy]
+--       [--plot FILE]
 --
--- --save writes the predictions (uint8, 10000) as a .npy file.
+-- --save writes the predictions (uint8, 10000) as a .npy file; --plot
+-- draws the confusion matrix as a heat map into FILE (.png, .svg, .pdf).
 local ml = require "moonlab"
 
 local NAMES = {"T-shirt/top", "Trouser", "Pullover", "Dress", "Coat",
@@ -20,7 +22,7 @@ local function options(argv)
   while i <= #argv do
     local key = argv[i]:match("^%-%-(%w+)$")
     if not key or argv[i + 1] == nil then
-      error("usage: knn_fashion.lua [--k K] [--weights W] [--dtype T] [--device D] [--save FILE]", 0)
+      error("usage: knn_fashion.lua [--k K] [--weights W] [--dtype T] [--device D] [--save FILE] [--plot FILE]", 0)
     end
     o[key] = key == "k" and math.tointeger(tonumber(argv[i + 1])) or argv[i + 1]
     i = i + 2
@@ -65,6 +67,7 @@ end
 local pairs_ = truth * 10 + predicted
 local cells = ml.arange(100, {dtype = "int64", device = truth.device})
 local counts = ml.eq(pairs_:reshape(m, 1), cells:reshape(1, 100)):sum(1):reshape(10, 10)
+local matrix = counts
 counts = counts:totable()
 print("confusion matrix (rows: true class, columns: predicted class)")
 local head = {("%12s"):format("")}
@@ -77,4 +80,12 @@ for t = 1, 10 do
     total = total + counts[t][p]
   end
   print(table.concat(row) .. ("  %.3f"):format(counts[t][t] / total))
+end
+
+if o.plot then
+  ml.plot.heatmap(matrix, {file = o.plot, xnames = NAMES, ynames = NAMES,
+    xlabel = "predicted class", ylabel = "true class", size = {820, 760},
+    title = ("Fashion-MNIST, %d-nearest neighbours: accuracy %.4f")
+            :format(o.k, correct / m)})
+  print("confusion matrix drawn in " .. o.plot)
 end

@@ -157,6 +157,29 @@ local PROBES = {
   KMeans = function(o) return ml.KMeans(o) end,
   GaussianMixture = function(o) return ml.GaussianMixture(o) end,
   ["datasets.fashion_mnist"] = function(o) return ml.datasets.fashion_mnist(o) end,
+  ["plot.figure"] = function(o) return ml.plot.figure(o) end,
+  ["plot.panel"] = function(o) return ml.plot.figure():panel(1, o) end,
+  ["plot.line"] = function(o) return ml.plot.figure():line({1, 2}, o) end,
+  ["plot.scatter"] = function(o) return ml.plot.figure():scatter({1}, {2}, o) end,
+  ["plot.errorbar"] = function(o) return ml.plot.figure():errorbar({1}, {2}, {1}, o) end,
+  ["plot.hist"] = function(o) return ml.plot.figure():hist({1, 2}, o) end,
+  ["plot.bar"] = function(o) return ml.plot.figure():bar({1, 2}, o) end,
+  ["plot.imshow"] = function(o) return ml.plot.figure():imshow(ml.ones(2, 2), o) end,
+  ["plot.heatmap"] = function(o) return ml.plot.figure():heatmap(ml.ones(2, 2), o) end,
+  ["plot.save"] = function(o)
+    local path = os.tmpname()
+    local ok, err = pcall(ml.plot.save, ml.plot.figure():line({1}), path .. ".svg", o)
+    os.remove(path)
+    os.remove(path .. ".svg")
+    if not ok then error(err, 0) end
+  end,
+  ["plot.show"] = function(o)
+    local write = io.write
+    io.write = function() end
+    local ok, err = pcall(ml.plot.show, ml.plot.figure():line({1}), o)
+    io.write = write
+    if not ok then error(err, 0) end
+  end,
   set_printoptions = function(o)
     local saved = ml.get_printoptions()
     local ok, err = pcall(ml.set_printoptions, o or {})

@@ -7,8 +7,12 @@
 -- imported; writes a CSV and prints the speed-ups.
 --
 --   moonlab scripts/bench/knn_grid.lua [--max 32768] [--csv FILE]
---       [--repeats 5] [--cpu-max N]
+--       [--repeats 5] [--cpu-max N] [--plot FILE [--from CSV]]
 --
+-- --plot draws the speed-ups against n, one curve per dimension, log
+-- axes, into FILE (.png, .svg or .pdf): over the CPU and over PyTorch, the
+-- columns the run measured; with --from it measures nothing and draws the
+-- CSV of an earlier run (of the GPU host, say).
 -- --max bounds m = n (a small CPU wants --max 4096); --cpu-max bounds the
 -- CPU column when the default device is a GPU (default: --max). Before
 -- timing, each configuration's results are checked against a brute-force
@@ -24,7 +28,8 @@ local function options(argv)
   while i <= #argv do
     local key = argv[i]:match("^%-%-([%w-]+)$")
     if not key or argv[i + 1] == nil then
-      error("usage: knn_grid.lua [--max N] [--csv FILE] [--repeats R] [--cpu-max N]", 0)
+      error("usage: knn_grid.lua [--max N] [--csv FILE] [--repeats R] [--cpu-max N] "
+            .. "[--plot FILE [--from CSV]]", 0)
     end
     o[key] = argv[i + 1]
     i = i + 2
@@ -34,8 +39,64 @@ local function options(argv)
   return o
 end
 
-local o = options(arg or {})
 local K, DIMS = 20, {1, 4, 16, 64, 256}
+
+-- The speed-ups of a CSV written by this script as a figure in file.
+local function plot(csv, file)
+  local h = assert(io.open(csv))
+  local head, rows = h:read("l"), {}
+  local names = {}
+  for name in head:gmatch("[^,]+") do names[#names + 1] = name end
+  for line in h:lines() do
+    local r, i = {}, 0
+    for field in (line .. ","):gmatch("([^,]*),") do
+      i = i + 1
+      r[names[i]] = tonumber(field) or field
+    end
+    rows[#rows + 1] = r
+  end
+  h:close()
+  local panels = {}
+  for _, c in ipairs({{"cpu_over_moonlab", "speed-up over moonlab on the CPU"},
+                      {"torch_over_moonlab", "speed-up over PyTorch"}}) do
+    for _, r in ipairs(rows) do
+      if type(r[c[1]]) == "number" then
+        panels[#panels + 1] = c
+        break
+      end
+    end
+  end
+  if #panels == 0 then
+    error("knn_grid: " .. csv .. " has no speed-ups to draw (no CPU or PyTorch column)", 0)
+  end
+  local device = rows[1].device
+  local f = ml.plot.figure{layout = {1, #panels}, size = {560 * #panels, 460},
+    title = ("kNN search (Garcia et al.), k = %d, float32, on %s"):format(K, device)}
+  for i, c in ipairs(panels) do
+    f:panel(i, {title = c[2], xlabel = "m = n", ylabel = "speed-up",
+                logx = true, logy = true, grid = true, legend = "top left"})
+    for _, d in ipairs(DIMS) do
+      local x, y = {}, {}
+      for _, r in ipairs(rows) do
+        if r.d == d and type(r[c[1]]) == "number" then
+          x[#x + 1], y[#y + 1] = r.n, r[c[1]]
+        end
+      end
+      if #x > 0 then
+        f:line(x, y, {label = ("d = %d"):format(d), style = "linespoints"})
+      end
+    end
+  end
+  f:save(file)
+  print("speed-ups drawn in " .. file)
+end
+
+local o = options(arg or {})
+if o.from then
+  if not o.plot then error("knn_grid: --from needs --plot FILE", 0) end
+  plot(o.from, o.plot)
+  return
+end
 local device = ml.device()
 local on_gpu = device:match("^cuda") ~= nil
 
@@ -117,3 +178,4 @@ for _, n in ipairs(sizes) do
 end
 csv:close()
 print("speed-up = other time / moonlab time (above 1: moonlab is faster); CSV: " .. o.csv)
+if o.plot then plot(o.csv, o.plot) end

@@ -1,9 +1,17 @@
 -- make bench: runs the benchmark workloads on the default device and prints
 -- one table beside the peer measured in the same run: PyTorch on a GPU,
--- NumPy on the CPU.
+-- NumPy on the CPU. With --plot FILE (make bench PLOT=FILE), it also
+-- draws the moonlab/peer ratios as a bar chart into FILE (.png, .svg, .pdf).
 package.path = "scripts/?.lua;" .. package.path
 local ml = require "moonlab"
 local bench = require "bench.common"
+
+local plot_file
+if arg and arg[1] == "--plot" and arg[2] and #arg == 2 then
+  plot_file = arg[2]
+elseif arg and #arg > 0 then
+  error("usage: run.lua [--plot FILE]", 0)
+end
 
 local device = ml.device()
 local on_gpu = device:match("^cuda") ~= nil
@@ -42,3 +50,27 @@ end
 print("ratio = moonlab time / " .. peer_name .. " time (below 1: moonlab is faster); "
   .. "of floor = bytes moved at the copy bandwidth, or arithmetic at the GEMM rate, "
   .. "whichever is longer / moonlab time")
+
+if plot_file then
+  local names, ratios = {}, {}
+  for _, r in ipairs(results) do
+    local p = peer and peer[r.name]
+    if p then
+      names[#names + 1] = r.label
+      ratios[#ratios + 1] = r.time / p
+    end
+  end
+  if #ratios == 0 then
+    print("no ratios to draw: " .. peer_name .. " " .. (why or "measured nothing"))
+  else
+    local f = ml.plot.figure{size = {math.max(800, 34 * #ratios + 200), 640},
+      title = ("moonlab / %s time on %s (%s), %s: below 1, moonlab is faster")
+        :format(peer_name, device, name, os.date("%Y-%m-%d")),
+      ylabel = "time ratio (log scale)", logy = true, grid = true,
+      legend = false}
+    f:bar(ratios, {names = names})
+    f:line({0.5, #ratios + 0.5}, {1, 1}, {color = "black"})
+    f:save(plot_file)
+    print("ratios drawn in " .. plot_file)
+  end
+end

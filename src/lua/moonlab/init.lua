@@ -6,6 +6,7 @@
 return function(ml)
   local lazy = {
     datasets = "moonlab.datasets",
+    plot = "moonlab.plot",
     test = "moonlab.test",
     KNNClassifier = {"moonlab.knn", "KNNClassifier"},
     KMeans = {"moonlab.kmeans", "KMeans"},
