@@ -21,6 +21,8 @@ return function(ml)
   require("moonlab.logic").install(ml)
   -- tril, triu, diag, kron, tensordot, tile and their kin, written in Lua
   require("moonlab.structure").install(ml)
+  -- unique, histogram, quantile, the nan-reductions and their kin, in Lua
+  require("moonlab.stats").install(ml)
   -- `fields` names what __index loads, for the shell's tab completion.
   setmetatable(ml, {
     fields = lazy,

@@ -3,7 +3,7 @@
 return {
   "array", -- first: help(x) for an array x shows it
   "construct", "convert", "elementwise", "reduce", "products",
-  "linalg", "shape", "structure", "index", "random", "io", "knn", "cluster", "datasets",
+  "linalg", "shape", "structure", "index", "stats", "random", "io", "knn", "cluster", "datasets",
   "conv", "signal", "ndimage",
   "runtime", "cuda", "test",
 }
