@@ -169,7 +169,7 @@ static int l_topk(lua_State *L) {
   return 2;
 }
 
-/* The string option name at opts, one of "left" and "right" (default
+/* The option side at opts, one of "left" and "right" (default
  * "left"): whether it is "right". */
 static int optside(lua_State *L, int opts) {
   if (!opts || lua_getfield(L, opts, "side") == LUA_TNIL) {
@@ -178,8 +178,8 @@ static int optside(lua_State *L, int opts) {
   }
   const char *side = lua_tostring(L, -1);
   if (strcmp(side, "left") && strcmp(side, "right"))
-    luaL_error(L, "searchsorted: side must be \"left\" or \"right\", not \"%s\"",
-               side);
+    luaL_error(L, "searchsorted: side must be \"left\" or \"right\", "
+               "not \"%s\"", side);
   lua_pop(L, 1);
   return side[0] == 'r';
 }
@@ -188,7 +188,9 @@ static int optside(lua_State *L, int opts) {
  * shape (an integer for a number v): NumPy's insertion points + 1. */
 static int l_searchsorted(lua_State *L) {
   int last = l_lastpositional(L), opts = last < lua_gettop(L) ? lua_gettop(L) : 0;
-  if (last != 2) return luaL_error(L, "searchsorted: expected (a, v [, {side=..., sorter=...}])");
+  if (last != 2)
+    return luaL_error(L, "searchsorted: expected (a, v [, {side=..., "
+                      "sorter=...}])");
   l_checkoptions(L, opts, "searchsorted");
   ml_array *a = l_toarray(L, 1, NULL);
   int scalar = lua_type(L, 2) == LUA_TNUMBER;
