@@ -159,6 +159,7 @@ extern "C" int cuda_backend_init(void) {
   b->where = cuda_where;
   b->reduce = cuda_reduce;
   b->cumsum = cuda_cumsum;
+  b->cumprod = cuda_cumprod;
   b->softmax = cuda_softmax;
   b->gemm = cuda_gemm;
   b->index_select = cuda_index_select;
@@ -168,6 +169,8 @@ extern "C" int cuda_backend_init(void) {
   b->masked_select = cuda_masked_select;
   b->sort = cuda_sort;
   b->topk = cuda_topk;
+  b->searchsorted = cuda_searchsorted;
+  b->histogram = cuda_histogram;
   b->random = cuda_random;
   int rc = ml_backend_register(ML_CUDA, b, n, n > 0 ? NULL : why);
   if (!rc) rc = ml_knn_backend_register(ML_CUDA, &cuda_knn_backend);

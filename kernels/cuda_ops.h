@@ -42,6 +42,7 @@ int cuda_where(const ml_array *out, const ml_array *cond, const ml_array *a,
 int cuda_reduce(ml_redop op, const ml_array *out, const ml_array *in,
                 int64_t ddof);
 int cuda_cumsum(const ml_array *out, const ml_array *in);
+int cuda_cumprod(const ml_array *out, const ml_array *in);
 
 /* softmax.cu */
 int cuda_softmax(const ml_array *out, const ml_array *lse, const ml_array *in,
@@ -67,6 +68,12 @@ int cuda_sort(const ml_array *values, const ml_array *indices,
               const ml_array *in, int descending);
 int cuda_topk(const ml_array *values, const ml_array *indices,
               const ml_array *in, int64_t k, int largest);
+
+/* count.cu */
+int cuda_searchsorted(const ml_array *out, const ml_array *a,
+                      const ml_array *v, int right);
+int cuda_histogram(const ml_array *out, const ml_array *in,
+                   const ml_array *weights, const ml_array *edges, double denom);
 
 /* knn.cu: the kNN area's table, which takes filter and sample from
  * knn_filter.cu. */

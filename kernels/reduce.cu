@@ -1,4 +1,4 @@
-/* Reductions along the last dimension, and cumulative sums.
+/* Reductions along the last dimension, and cumulative sums and products.
  *
  * CPU reference: src/cpu/cpu_reduce.c and src/cpu/cpu_cumsum.c. Semantics
  * follow them: float inputs accumulate in double (sums, products,
@@ -457,7 +457,7 @@ extern "C" int cuda_reduce(ml_redop op, const ml_array *out, const ml_array *in,
   }
 }
 
-/* ---- cumulative sums ----
+/* ---- cumulative sums and products ----
  * Rows of up to SHORT_ROW elements: one thread each, in order (as the CPU
  * does). Longer rows: blocks scan tiles of TILE elements (8 consecutive per
  * thread, then a block-wide exclusive scan of the threads' totals) and
@@ -466,7 +466,8 @@ extern "C" int cuda_reduce(ml_redop op, const ml_array *out, const ml_array *in,
  * (the reduction kernel), then a prefix of the totals per row (a block
  * scan), then every chunk scans with its prefix as the starting carry.
  * Every sum has a fixed order. Accumulation in double (floats) or wrapping
- * int64, as on the CPU. */
+ * int64, as on the CPU. The same kernels make products, P a template
+ * flag: identity 1 and * for + (the sums keep CUB's ExclusiveSum). */
 
 #define SHORT_ROW 16
 #define ITEMS 8
@@ -487,17 +488,28 @@ __device__ __forceinline__ scan_acc<T> widen(T v) {
     return (double)v;
 }
 
-template <class T>
+/* The scan's operation on accumulators: a * b (P) or a + b. */
+template <bool P> struct ScanOp {
+  template <class A>
+  __device__ __forceinline__ A operator()(const A &a, const A &b) const {
+    return P ? a * b : a + b;
+  }
+};
+
+template <bool P, class A> __device__ __forceinline__ A scan_id() { return A(P ? 1 : 0); }
+
+template <bool P, class T>
 __global__ void cumsum_short(Iter<2> rows, int64_t nrows, const T *in, int64_t si,
                              scan_out<T> *out, int64_t so, int64_t len) {
+  ScanOp<P> op;
   int64_t step = (int64_t)gridDim.x * blockDim.x;
   for (int64_t row = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; row < nrows;
        row += step) {
     int64_t off[2];
     iter_offsets<2, uint64_t>(rows, (uint64_t)row, off);
-    scan_acc<T> run = 0;
+    scan_acc<T> run = scan_id<P, scan_acc<T>>();
     for (int64_t j = 0; j < len; j++) {
-      run += widen(in[off[1] + j * si]);
+      run = op(run, widen(in[off[1] + j * si]));
       out[off[0] + j * so] = (scan_out<T>)run;
     }
   }
@@ -505,18 +517,22 @@ __global__ void cumsum_short(Iter<2> rows, int64_t nrows, const T *in, int64_t s
 
 /* Inclusive prefix, per row, of the chunk totals (in place): a block per
  * row, BLOCK totals at a time. */
-template <class A>
+template <bool P, class A>
 __global__ void __launch_bounds__(BLOCK) prefix_totals(A *tot, int64_t nrows, int nchunk) {
   using Scan = cub::BlockScan<A, BLOCK>;
   __shared__ typename Scan::TempStorage tmp;
+  ScanOp<P> op;
   for (int64_t row = blockIdx.x; row < nrows; row += gridDim.x) {
-    A run = 0;
+    A run = scan_id<P, A>();
     for (int c0 = 0; c0 < nchunk; c0 += BLOCK) {
       int c = c0 + threadIdx.x;
-      A v = c < nchunk ? tot[row * nchunk + c] : A(0), incl, total;
-      Scan(tmp).InclusiveSum(v, incl, total);
-      if (c < nchunk) tot[row * nchunk + c] = run + incl;
-      run += total;
+      A v = c < nchunk ? tot[row * nchunk + c] : scan_id<P, A>(), incl, total;
+      if constexpr (P)
+        Scan(tmp).InclusiveScan(v, incl, op, total);
+      else
+        Scan(tmp).InclusiveSum(v, incl, total);
+      if (c < nchunk) tot[row * nchunk + c] = op(run, incl);
+      run = op(run, total);
       __syncthreads();
     }
   }
@@ -529,7 +545,7 @@ __global__ void __launch_bounds__(BLOCK) prefix_totals(A *tot, int64_t nrows, in
  * free of bank conflicts. */
 __device__ __forceinline__ int pad(int e) { return e + e / ITEMS; }
 
-template <class T>
+template <bool P, class T>
 __global__ void __launch_bounds__(BLOCK)
     cumsum_tiles(Iter<2> rows, int64_t nrows, const T *in, int64_t si, scan_out<T> *out,
                  int64_t so, int64_t len, int64_t chunk, int nchunk,
@@ -538,52 +554,80 @@ __global__ void __launch_bounds__(BLOCK)
   using Scan = cub::BlockScan<A, BLOCK>;
   __shared__ typename Scan::TempStorage tmp;
   __shared__ A tile_v[TILE + TILE / ITEMS];
+  ScanOp<P> op;
+  const A id = scan_id<P, A>();
   const int c = blockIdx.y, t = threadIdx.x;
   const int64_t jb = (int64_t)c * chunk, je = jb + chunk < len ? jb + chunk : len;
   for (int64_t row = blockIdx.x; row < nrows; row += gridDim.x) {
     int64_t off[2];
     iter_offsets<2, uint64_t>(rows, (uint64_t)row, off);
-    A run = c > 0 ? carry[row * nchunk + c - 1] : A(0);
+    A run = c > 0 ? carry[row * nchunk + c - 1] : id;
     for (int64_t tile = jb; tile < je; tile += TILE) {
 #pragma unroll
       for (int i = 0; i < ITEMS; i++) {
         int64_t j = tile + i * BLOCK + t;
-        tile_v[pad(i * BLOCK + t)] = j < je ? widen(in[off[1] + j * si]) : A(0);
+        tile_v[pad(i * BLOCK + t)] = j < je ? widen(in[off[1] + j * si]) : id;
       }
       __syncthreads();
       A v[ITEMS];
 #pragma unroll
       for (int i = 0; i < ITEMS; i++) {
         v[i] = tile_v[pad(t * ITEMS + i)];
-        if (i > 0) v[i] += v[i - 1];
+        if (i > 0) v[i] = op(v[i - 1], v[i]);
       }
       A before, total;
-      Scan(tmp).ExclusiveSum(v[ITEMS - 1], before, total);
+      if constexpr (P)
+        Scan(tmp).ExclusiveScan(v[ITEMS - 1], before, id, op, total);
+      else
+        Scan(tmp).ExclusiveSum(v[ITEMS - 1], before, total);
 #pragma unroll
-      for (int i = 0; i < ITEMS; i++) tile_v[pad(t * ITEMS + i)] = run + (before + v[i]);
+      for (int i = 0; i < ITEMS; i++)
+        tile_v[pad(t * ITEMS + i)] = op(run, op(before, v[i]));
       __syncthreads();
 #pragma unroll
       for (int i = 0; i < ITEMS; i++) {
         int64_t j = tile + i * BLOCK + t;
         if (j < je) out[off[0] + j * so] = (scan_out<T>)tile_v[pad(i * BLOCK + t)];
       }
-      run += total;
+      run = op(run, total);
       __syncthreads();
     }
   }
 }
 
-template <class T>
+/* The totals of nchunk chunks per row into tot, by the reduction kernel. */
+template <bool P, class T>
+static int chunk_totals(cuda_dev *d, const reduction &rd, const T *p, int64_t chunk,
+                        int64_t nchunk, unsigned gx, scan_acc<T> *tot, const char *name) {
+  group_shape g = {1, BLOCK, 1};
+  dim3 grid(gx, (unsigned)nchunk);
+  if constexpr (std::is_integral<T>::value)
+    return cuda_launch<reduce_rows<ISum<T>>>(d, grid, BLOCK, 0, name, rd.rows, rd.nrows, p,
+                                             rd.s, rd.len, nullptr, tot, chunk, (int)nchunk,
+                                             nullptr, g, ISum<T>{P});
+  else if constexpr (P)
+    return cuda_launch<reduce_rows<FProd<T>>>(d, grid, BLOCK, 0, name, rd.rows, rd.nrows, p,
+                                              rd.s, rd.len, nullptr, tot, chunk, (int)nchunk,
+                                              nullptr, g, FProd<T>{});
+  else
+    return cuda_launch<reduce_rows<FSum<T, T>>>(d, grid, BLOCK, 0, name, rd.rows, rd.nrows, p,
+                                                rd.s, rd.len, nullptr, tot, chunk,
+                                                (int)nchunk, nullptr, g,
+                                                FSum<T, T>{ML_SUM, X_ID, 0});
+}
+
+template <bool P, class T>
 static int cumsum_typed(cuda_dev *d, const ml_array *out, const ml_array *in) {
   using A = scan_acc<T>;
+  const char *name = P ? "cumprod" : "cumsum";
   reduction rd = make_reduction(out, in);
   int nd = in->ndim - 1;
   int64_t so = out->strides[nd];
   const T *p = array_ptr<T>(in);
   scan_out<T> *o = array_ptr<scan_out<T>>(out);
   if (rd.len <= SHORT_ROW) {
-    return cuda_launch<cumsum_short<T>>(d, grid_for(rd.nrows, BLOCK, d), BLOCK, 0, "cumsum",
-                                        rd.rows, rd.nrows, p, rd.s, o, so, rd.len);
+    return cuda_launch<cumsum_short<P, T>>(d, grid_for(rd.nrows, BLOCK, d), BLOCK, 0, name,
+                                           rd.rows, rd.nrows, p, rd.s, o, so, rd.len);
   }
   int64_t want = (rd.len + TILE - 1) / TILE, fill = (SCAN_BLOCKS + rd.nrows - 1) / rd.nrows;
   int64_t nchunk = want < fill ? want : fill;
@@ -594,40 +638,38 @@ static int cumsum_typed(cuda_dev *d, const ml_array *out, const ml_array *in) {
   unsigned gx = (unsigned)(rd.nrows < (1 << 20) ? rd.nrows : (1 << 20));
   cuda_scratch tot;
   if (nchunk > 1) {
-    int rc = tot.get(d->index, (size_t)(rd.nrows * nchunk) * sizeof(A), "cumsum");
-    if (rc) return rc;
-    group_shape g = {1, BLOCK, 1};
-    dim3 grid(gx, (unsigned)nchunk);
-    if constexpr (std::is_integral<T>::value)
-      rc = cuda_launch<reduce_rows<ISum<T>>>(d, grid, BLOCK, 0, "cumsum", rd.rows, rd.nrows, p,
-                                             rd.s, rd.len, nullptr, tot.as<uint64_t>(), chunk,
-                                             (int)nchunk, nullptr, g, ISum<T>{0});
-    else
-      rc = cuda_launch<reduce_rows<FSum<T, T>>>(d, grid, BLOCK, 0, "cumsum", rd.rows, rd.nrows,
-                                                p, rd.s, rd.len, nullptr, tot.as<double>(),
-                                                chunk, (int)nchunk, nullptr, g,
-                                                FSum<T, T>{ML_SUM, X_ID, 0});
+    int rc = tot.get(d->index, (size_t)(rd.nrows * nchunk) * sizeof(A), name);
+    if (!rc) rc = chunk_totals<P, T>(d, rd, p, chunk, nchunk, gx, tot.as<A>(), name);
     if (!rc)
-      rc = cuda_launch<prefix_totals<A>>(d, gx, BLOCK, 0, "cumsum", tot.as<A>(), rd.nrows,
-                                         (int)nchunk);
+      rc = cuda_launch<prefix_totals<P, A>>(d, gx, BLOCK, 0, name, tot.as<A>(), rd.nrows,
+                                            (int)nchunk);
     if (rc) return rc;
   }
-  return cuda_launch<cumsum_tiles<T>>(d, dim3(gx, (unsigned)nchunk), BLOCK, 0, "cumsum", rd.rows,
-                                      rd.nrows, p, rd.s, o, so, rd.len, chunk, (int)nchunk,
-                                      tot.as<A>());
+  return cuda_launch<cumsum_tiles<P, T>>(d, dim3(gx, (unsigned)nchunk), BLOCK, 0, name,
+                                         rd.rows, rd.nrows, p, rd.s, o, so, rd.len, chunk,
+                                         (int)nchunk, tot.as<A>());
 }
 
-extern "C" int cuda_cumsum(const ml_array *out, const ml_array *in) {
+template <bool P>
+static int cumulate(const ml_array *out, const ml_array *in) {
   cuda_dev *d;
   int rc = cuda_enter(array_device(in), &d);
   if (rc) return rc;
   if (ml_array_numel(in) == 0) return ML_OK;
   if (in->ndim == 0) return cuda_copy(out, in);
   switch (in->dtype) {
-    case ML_UINT8: return cumsum_typed<uint8_t>(d, out, in);
-    case ML_INT32: return cumsum_typed<int32_t>(d, out, in);
-    case ML_INT64: return cumsum_typed<int64_t>(d, out, in);
-    case ML_FLOAT32: return cumsum_typed<float>(d, out, in);
-    default: return cumsum_typed<double>(d, out, in);
+    case ML_UINT8: return cumsum_typed<P, uint8_t>(d, out, in);
+    case ML_INT32: return cumsum_typed<P, int32_t>(d, out, in);
+    case ML_INT64: return cumsum_typed<P, int64_t>(d, out, in);
+    case ML_FLOAT32: return cumsum_typed<P, float>(d, out, in);
+    default: return cumsum_typed<P, double>(d, out, in);
   }
+}
+
+extern "C" int cuda_cumsum(const ml_array *out, const ml_array *in) {
+  return cumulate<false>(out, in);
+}
+
+extern "C" int cuda_cumprod(const ml_array *out, const ml_array *in) {
+  return cumulate<true>(out, in);
 }

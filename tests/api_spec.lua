@@ -47,6 +47,8 @@ local function vec()
   return ml.randn(4)
 end
 local function one() return ml.array({{2.5}}) end
+local function counts() return ml.array({0, 2, 2, 1}) end
+local function sorted() return ml.array({1.0, 2.0, 2.0, 3.0}) end
 
 -- Receiver and argument lists for every method.
 local CASES = {
@@ -102,6 +104,12 @@ local CASES = {
   flip = {mat, {{}, {{dims = 2}}}}, flipud = {mat, {{}}}, fliplr = {mat, {{}}},
   roll = {mat, {{1}, {{1, -1}, {dims = {1, 2}}}}},
   pad = {mat, {{1}, {{{1, 0}, {0, 2}}, {mode = "reflect"}}}},
+  cumprod = {mat, {{}, {2}}}, unique = {mat, {{}, {{return_counts = true}}}},
+  bincount = {counts, {{}, {{minlength = 5}}}}, histogram = {mat, {{}, {{bins = 3}}}},
+  median = {mat, {{}, {{dim = 1}}}}, quantile = {mat, {{0.5}, {{0, 1}, {dim = 2}}}},
+  percentile = {mat, {{50}}}, nansum = {mat, {{}, {1}}}, nanmean = {mat, {{}, {2}}},
+  nanmax = {mat, {{}, {1}}}, nanmin = {mat, {{}, {{keepdim = true}}}},
+  searchsorted = {sorted, {{2}, {{0, 2.5}, {side = "right"}}}},
 }
 
 describe("api: methods and module functions", function()

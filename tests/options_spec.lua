@@ -38,6 +38,17 @@ local IDX = (os.getenv("MOONLAB_DATA") or "/usr/share/datasets/fashion-mnist")
 -- A minimal valid call of every function that takes options, with opts
 -- as its options table.
 local PROBES = {
+  unique = function(o) return ml.unique(ml.ones(3), o) end,
+  bincount = function(o) return ml.bincount({0, 1}, o) end,
+  histogram = function(o) return ml.histogram(ml.ones(3), o) end,
+  quantile = function(o) return ml.quantile(ml.ones(3), 0.5, o) end,
+  percentile = function(o) return ml.percentile(ml.ones(3), 50, o) end,
+  median = function(o) return ml.median(ml.ones(3), o) end,
+  nansum = function(o) return ml.nansum(ml.ones(3), o) end,
+  nanmean = function(o) return ml.nanmean(ml.ones(3), o) end,
+  nanmax = function(o) return ml.nanmax(ml.ones(3), o) end,
+  nanmin = function(o) return ml.nanmin(ml.ones(3), o) end,
+  searchsorted = function(o) return ml.searchsorted(ml.ones(3), 1, o) end,
   tril = function(o) return ml.tril(ml.ones(2, 2), o) end,
   timeit = function(o) return ml.timeit(function() end, o) end,
   bernoulli = function(o) return ml.bernoulli(0.5, 3, o) end,

@@ -58,6 +58,34 @@ function M.run()
   x = nil
   collectgarbage()
 
+  -- Counting and statistics (issue 15): unique of 2^26 int32 drawn from
+  -- [0, 2^20) (many duplicates, 64 of each value on average; a sort, not
+  -- one pass: the floor is one read), histogram of 2^28 float32 in 256
+  -- bins, cumprod of 2^28 float32 near 1 (stays finite), softmax of
+  -- 8192 x 8192 float32 along rows.
+  local u = {{ml.randint(0, 2^20, 2^26, {dtype = "int32", device = dev})}}
+  add{name = "unique_i32_2e26", label = "unique, 2^26 int32 in [0, 2^20)",
+    time = bench.median_time(function(v) return v:unique() end, u, 5), floor = 4 * 2^26 / bw}
+  u = nil
+  collectgarbage()
+  local h = {{ml.rand(n, f32)}, {ml.rand(n, f32)}}
+  add{name = "histogram_f32_2e28", label = "histogram 256 bins, 2^28 float32",
+    time = bench.median_time(function(v) return v:histogram({bins = 256, range = {0, 1}}) end,
+      h, 9), floor = 4 * n / bw}
+  h = nil
+  collectgarbage()
+  local c = {{ml.uniform(1 - 1e-6, 1 + 1e-6, n, f32)}}
+  add{name = "cumprod_f32_2e28", label = "cumprod, 2^28 float32",
+    time = bench.median_time(function(v) return v:cumprod() end, c, 9), floor = 2 * 4 * n / bw}
+  c = nil
+  collectgarbage()
+  local sm = {{ml.randn(8192, 8192, f32)}, {ml.randn(8192, 8192, f32)}}
+  add{name = "softmax_f32_8192", label = "softmax rows, 8192^2 float32",
+    time = bench.median_time(function(v) return ml.softmax(v, 2) end, sm, 9),
+    floor = 2 * 4 * 8192^2 / bw}
+  sm = nil
+  collectgarbage()
+
   -- kNN (issue "kNN"): Fashion-MNIST's test set against its training set,
   -- and the random sets of Garcia et al.; peak memory against the inputs
   -- plus the distance budget (1 GiB by default).

@@ -69,6 +69,19 @@ def main():
     x = [(torch.rand(32768, 32768, device=dev),)]
     print("topk20_f32_32768", median_time(lambda v: torch.topk(v, 20, dim=1), x, 5))
     del x
+    u = [(torch.randint(0, 2**20, (2**26,), device=dev, dtype=torch.int32),)]
+    print("unique_i32_2e26", median_time(lambda v: torch.unique(v), u, 5))
+    del u
+    h = [(torch.rand(n, device=dev),) for _ in range(2)]
+    print("histogram_f32_2e28",
+          median_time(lambda v: torch.histc(v, bins=256, min=0, max=1), h, 9))
+    del h
+    c = [(1 + (torch.rand(n, device=dev) * 2 - 1) * 1e-6,)]
+    print("cumprod_f32_2e28", median_time(lambda v: torch.cumprod(v, 0), c, 9))
+    del c
+    sm = [(torch.randn(8192, 8192, device=dev),) for _ in range(2)]
+    print("softmax_f32_8192", median_time(lambda v: torch.softmax(v, 1), sm, 9))
+    del sm
 
     def knn(q, r, k):
         d = torch.addmm((q * q).sum(1, keepdim=True), q, r.T, alpha=-2)

@@ -1,8 +1,15 @@
 /* Indexing, masks and sorting: index_select index_add gather scatter
  * masked_select
- * masked_fill nonzero argwhere sort argsort topk. Index arguments may be
- * arrays, integers or tables of integers (1-based, negative from the end);
- * masks arrays or tables of booleans or 0/1. */
+ * masked_fill nonzero argwhere sort argsort topk searchsorted. Index
+ * arguments may be arrays, integers or tables of integers (1-based,
+ * negative from the end); masks arrays or tables of booleans or 0/1.
+ * moonlab/stats.lua builds histogram over one more primitive that is no
+ * public function, the counts of equal bins, which this file leaves in
+ * package.loaded["moonlab.count_core"]. */
+#include <string.h>
+
+#include "../core/count.h"
+#include "../core/copy.h"
 #include "../core/index.h"
 #include "../core/sort.h"
 #include "../core/view.h"
@@ -128,6 +135,8 @@ static void push_sorted(lua_State *L, const char *op) {
   l_checkoptions(L, opts, op);
   int dim = optdim(L, 2, last, a, op);
   int descending = l_optbool(L, opts, "descending", 0);
+  if (!l_optbool(L, opts, "stable", 1))
+    luaL_error(L, "%s: stable = false is not offered (every sort is stable)", op);
   ml_array *values = l_newarray(L), *indices = l_newarray(L);
   l_check(L, ml_sort(values, indices, a, dim, descending));
 }
@@ -160,6 +169,62 @@ static int l_topk(lua_State *L) {
   return 2;
 }
 
+/* The option side at opts, one of "left" and "right" (default
+ * "left"): whether it is "right". */
+static int optside(lua_State *L, int opts) {
+  if (!opts || lua_getfield(L, opts, "side") == LUA_TNIL) {
+    if (opts) lua_pop(L, 1);
+    return 0;
+  }
+  const char *side = lua_tostring(L, -1);
+  if (strcmp(side, "left") && strcmp(side, "right"))
+    luaL_error(L, "searchsorted: side must be \"left\" or \"right\", "
+               "not \"%s\"", side);
+  lua_pop(L, 1);
+  return side[0] == 'r';
+}
+
+/* searchsorted(a, v [, {side="left", sorter=}]) -> int64 array of v's
+ * shape (an integer for a number v): NumPy's insertion points + 1. */
+static int l_searchsorted(lua_State *L) {
+  int last = l_lastpositional(L), opts = last < lua_gettop(L) ? lua_gettop(L) : 0;
+  if (last != 2)
+    return luaL_error(L, "searchsorted: expected (a, v [, {side=..., "
+                      "sorter=...}])");
+  l_checkoptions(L, opts, "searchsorted");
+  ml_array *a = l_toarray(L, 1, NULL);
+  int scalar = lua_type(L, 2) == LUA_TNUMBER;
+  ml_array *v = l_toarray(L, 2, ml_dtype_is_float(a->dtype) ? a : NULL);
+  int right = optside(L, opts);
+  if (opts && lua_getfield(L, opts, "sorter") != LUA_TNIL) {
+    ml_array *sorter = check_index(L, lua_gettop(L), a);
+    if (a->ndim != 1)
+      return luaL_error(L, "searchsorted: a must be 1-D, not %dD", a->ndim);
+    ml_array *sorted = l_newarray(L);
+    l_check(L, ml_index_select(sorted, a, 0, sorter));
+    a = sorted;
+  }
+  ml_array *r = l_newarray(L);
+  l_check(L, ml_searchsorted(r, a, v, right));
+  if (scalar) {
+    ml_scalar s;
+    l_check(L, ml_read_element(r, 0, &s));
+    l_pushscalar(L, s);
+  }
+  return 1;
+}
+
+/* count_core.histogram(x, edges, denom [, weights]) -> the counts (int64)
+ * or weight sums (float64) of x over the equal bins of edges. */
+static int l_histogram_counts(lua_State *L) {
+  ml_array *a = l_checkarray(L, 1), *edges = l_checkarray(L, 2);
+  double denom = luaL_checknumber(L, 3);
+  ml_array *w = lua_isnoneornil(L, 4) ? NULL : l_checkarray(L, 4);
+  ml_array *r = l_newarray(L);
+  l_check(L, ml_histogram(r, a, w, edges, denom));
+  return 1;
+}
+
 void l_open_index(lua_State *L, int module, int methods) {
   static const luaL_Reg fns[] = {
       {"index_select", l_index_select}, {"index_add", l_index_add}, {"gather", l_gather},
@@ -167,7 +232,14 @@ void l_open_index(lua_State *L, int module, int methods) {
       {"masked_fill", l_masked_fill},   {"nonzero", l_nonzero},
       {"argwhere", l_argwhere},         {"sort", l_sort},
       {"argsort", l_argsort},           {"topk", l_topk},
-      {NULL, NULL}};
+      {"searchsorted", l_searchsorted}, {NULL, NULL}};
+  static const luaL_Reg internal[] = {{"histogram", l_histogram_counts},
+                                      {NULL, NULL}};
   l_setfuncs(L, module, fns);
   l_setfuncs(L, methods, fns);
+  luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+  lua_newtable(L);
+  l_setfuncs(L, -1, internal);
+  lua_setfield(L, -2, "moonlab.count_core");
+  lua_pop(L, 1);
 }

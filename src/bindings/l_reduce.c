@@ -1,5 +1,5 @@
 /* Reductions: sum mean prod min max argmin argmax var std norm logsumexp
- * any all, and cumsum; each a module function and a method.
+ * any all, cumsum and cumprod; each a module function and a method.
  *
  *   x:sum()                  every element; returns a Lua value: a number
  *                            (an integer for integer results such as int64
@@ -23,11 +23,12 @@
  *   x:cumsum(dim)            running sums along dim, x's shape; without dim
  *                            a 1-D array scans its only dimension and an N-D
  *                            one is flattened first (NumPy)
+ *   x:cumprod(dim)           running products, as cumsum
  *   x:softmax([dim])         exp(x - logsumexp) along dim (default the last),
  *   x:log_softmax([dim])     or x - logsumexp; x's shape, then as a second
  *                            result the logsumexp along dim, kept with size 1
  *
- * dtypes: sum, prod and cumsum of integers give int64; mean, var, std,
+ * dtypes: sum, prod, cumsum and cumprod of integers give int64; mean, var, std,
  * norm and logsumexp of integers give float64; floats keep their dtype
  * (float32 accumulates in double); min and max keep the dtype; any and all
  * give uint8 arrays (booleans when the result is a Lua value).
@@ -140,6 +141,14 @@ static int l_cumsum(lua_State *L) {
   return 1;
 }
 
+static int l_cumprod(lua_State *L) {
+  ml_array *a = l_toarray(L, 1, NULL);
+  int dim = lua_isnoneornil(L, 2) ? -1 : l_checkdim(L, 2, a->ndim, "cumprod");
+  ml_array *r = l_newarray(L);
+  l_check(L, ml_cumprod(r, a, dim));
+  return 1;
+}
+
 static int softmax(lua_State *L, int logs) {
   const char *name = logs ? "log_softmax" : "softmax";
   ml_array *a = l_toarray(L, 1, NULL);
@@ -160,7 +169,8 @@ void l_open_reduce(lua_State *L, int module, int methods) {
       {"min", l_min},         {"max", l_max},       {"argmin", l_argmin},
       {"argmax", l_argmax},   {"var", l_var},       {"std", l_std},
       {"norm", l_norm},       {"logsumexp", l_logsumexp},
-      {"cumsum", l_cumsum},   {"any", l_any},       {"all", l_all},
+      {"cumsum", l_cumsum},   {"cumprod", l_cumprod},
+      {"any", l_any},         {"all", l_all},
       {"softmax", l_softmax}, {"log_softmax", l_log_softmax},
       {NULL, NULL}};
   l_setfuncs(L, module, fns);

@@ -15,9 +15,10 @@ static const char *const entries[] = {
     "alloc",  "free",          "memory",     "empty_cache", "device_name",
     "upload", "download",      "synchronize", "copy",       "fill",
     "iota",   "unary",         "binary",     "binary_scalar", "where",
-    "reduce", "cumsum",        "softmax",    "gemm",       "index_select", "index_add",
+    "reduce", "cumsum",        "cumprod",    "softmax",    "gemm",       "index_select", "index_add",
     "gather",
-    "scatter", "masked_select", "sort",      "topk",        "random"};
+    "scatter", "masked_select", "sort",      "topk",        "searchsorted",
+    "histogram", "random"};
 
 #define NENTRIES (sizeof entries / sizeof *entries)
 _Static_assert(offsetof(ml_backend, alloc) + NENTRIES * sizeof(void (*)(void)) ==

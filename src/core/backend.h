@@ -30,6 +30,7 @@
 
 #include "array.h"
 #include "ops.h"
+#include "histogram_bin.h"
 #include "order_key.h"
 #include "philox.h"
 #include "scalar_math.h"
@@ -124,6 +125,9 @@ typedef struct ml_backend {
   /* Cumulative sum along the last dimension; out same shape as in, dtype
    * of in (float) or int64 (integer in). */
   int (*cumsum)(const ml_array *out, const ml_array *in);
+  /* Cumulative product, as cumsum: same layouts and dtypes, the running
+   * product in double (floats) or wrapping int64 (integers). */
+  int (*cumprod)(const ml_array *out, const ml_array *in);
   /* Along the last dimension of in (float, contiguous; out contiguous of
    * its shape and dtype, lse contiguous of its shape but the last): lse =
    * the row's logsumexp as reduce's LOGSUMEXP computes it (the maximum c,
@@ -171,6 +175,20 @@ typedef struct ml_backend {
    * ties to the lower index; values and indices contiguous rows x k. */
   int (*topk)(const ml_array *values, const ml_array *indices,
               const ml_array *in, int64_t k, int largest);
+  /* out (int64, contiguous, v's shape): for each element of contiguous v,
+   * 1 + the number of elements of a (contiguous, 1-D, v's dtype, sorted
+   * by order keys) whose order key is below its own (right: not above). */
+  int (*searchsorted)(const ml_array *out, const ml_array *a,
+                      const ml_array *v, int right);
+  /* numpy.histogram's counts over nbins equal bins: each element of
+   * contiguous in (float32 or float64) goes to the bin of histogram_bin.h
+   * over edges (in's dtype, contiguous, nbins + 1 values) and denom (in
+   * the dtype), or nowhere. out (contiguous, nbins): int64 counts when
+   * weights is NULL, else float64 sums of weights (float64, in's shape,
+   * contiguous) in any order. */
+  int (*histogram)(const ml_array *out, const ml_array *in,
+                   const ml_array *weights, const ml_array *edges,
+                   double denom);
 
   /* Fills contiguous out from the Philox4x32-10 stream (core/philox.h)
    * at counter offset; p1, p2: [low, high) for uniform and randint, mean

@@ -100,26 +100,36 @@ int ml_reduce(ml_redop op, ml_array *out, const ml_array *a, int dim,
   return ml_array_commit(out, &r, rc);
 }
 
-int ml_cumsum(ml_array *out, const ml_array *a, int dim) {
+/* Running sums (prod: products) of a along dim, as ml_cumsum. */
+static int cumulate(ml_array *out, const ml_array *a, int dim, int prod) {
+  const char *name = prod ? "cumprod" : "cumsum";
   const ml_backend *be;
   int rc = ml_backend_get(ml_array_device(a), &be);
   if (rc) return rc;
-  rc = check_dim("cumsum", a, dim);
+  rc = check_dim(name, a, dim);
   if (rc) return rc;
   ml_dtype t = ml_dtype_is_float(a->dtype) ? a->dtype : ML_INT64;
   ml_array in = {0}, r = {0}, rv = {0};
-  rc = move_last("cumsum", &in, a, dim);
+  rc = move_last(name, &in, a, dim);
   if (!rc) {
     if (dim < 0)
       rc = ml_array_empty(&r, t, 1, in.shape, ml_array_device(a));
     else
       rc = ml_array_empty(&r, t, a->ndim, a->shape, ml_array_device(a));
   }
-  if (!rc) rc = move_last("cumsum", &rv, &r, dim < 0 ? 0 : dim);
-  if (!rc) rc = be->cumsum(&rv, &in);
+  if (!rc) rc = move_last(name, &rv, &r, dim < 0 ? 0 : dim);
+  if (!rc) rc = prod ? be->cumprod(&rv, &in) : be->cumsum(&rv, &in);
   ml_array_release(&rv);
   ml_array_release(&in);
   return ml_array_commit(out, &r, rc);
+}
+
+int ml_cumsum(ml_array *out, const ml_array *a, int dim) {
+  return cumulate(out, a, dim, 0);
+}
+
+int ml_cumprod(ml_array *out, const ml_array *a, int dim) {
+  return cumulate(out, a, dim, 1);
 }
 
 /* dim back in place of the last dimension of r (move_last's inverse). */

@@ -1,5 +1,6 @@
-/* Reductions and cumulative sums: validation, result dtypes and layout; the
- * backend's reduce and cumsum entries do the arithmetic. out receives a new
+/* Reductions and cumulative sums and products: validation, result dtypes
+ * and layout; the backend's reduce, cumsum and cumprod entries do the
+ * arithmetic. out receives a new
  * array (what it held is released); on an error it is left untouched. */
 #ifndef ML_REDUCE_H
 #define ML_REDUCE_H
@@ -22,6 +23,8 @@ int ml_reduce(ml_redop op, ml_array *out, const ml_array *a, int dim,
  * flattened in C order into a 1-D result. Floats keep their dtype (float32
  * accumulates in double); integers give int64. */
 int ml_cumsum(ml_array *out, const ml_array *a, int dim);
+/* out = running products, as ml_cumsum (float32 multiplies in double). */
+int ml_cumprod(ml_array *out, const ml_array *a, int dim);
 
 /* out = the softmax of a along dim (0-based; -1: the last), or its log
  * (logs), of a's shape; lse (unless NULL) = the logsumexp along dim, kept

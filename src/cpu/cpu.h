@@ -41,6 +41,7 @@ int cpu_reduce(ml_redop op, const ml_array *out, const ml_array *in,
 
 /* cpu_cumsum.c */
 int cpu_cumsum(const ml_array *out, const ml_array *in);
+int cpu_cumprod(const ml_array *out, const ml_array *in);
 
 /* cpu_softmax.c */
 int cpu_softmax(const ml_array *out, const ml_array *lse, const ml_array *in,
@@ -66,6 +67,12 @@ int cpu_sort(const ml_array *values, const ml_array *indices,
              const ml_array *in, int descending);
 int cpu_topk(const ml_array *values, const ml_array *indices,
              const ml_array *in, int64_t k, int largest);
+
+/* cpu_count.c */
+int cpu_searchsorted(const ml_array *out, const ml_array *a,
+                     const ml_array *v, int right);
+int cpu_histogram(const ml_array *out, const ml_array *in,
+                  const ml_array *weights, const ml_array *edges, double denom);
 
 /* cpu_random.c */
 int cpu_random(ml_randkind kind, const ml_array *out, uint64_t seed,

@@ -20,6 +20,7 @@ static const ml_backend cpu_backend = {
     .where = cpu_where,
     .reduce = cpu_reduce,
     .cumsum = cpu_cumsum,
+    .cumprod = cpu_cumprod,
     .softmax = cpu_softmax,
     .gemm = cpu_gemm,
     .index_select = cpu_index_select,
@@ -29,6 +30,8 @@ static const ml_backend cpu_backend = {
     .masked_select = cpu_masked_select,
     .sort = cpu_sort,
     .topk = cpu_topk,
+    .searchsorted = cpu_searchsorted,
+    .histogram = cpu_histogram,
     .random = cpu_random,
 };
 

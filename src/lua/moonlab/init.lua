@@ -28,6 +28,8 @@ return function(ml)
   require("moonlab.einsum").install(ml)
   -- bernoulli, gamma, choice, shuffle and their kin over rand and randn
   require("moonlab.random").install(ml)
+  -- unique, histogram, quantile, the nan-reductions and their kin, in Lua
+  require("moonlab.stats").install(ml)
   -- `fields` names what __index loads, for the shell's tab completion.
   setmetatable(ml, {
     fields = lazy,

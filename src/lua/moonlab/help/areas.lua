@@ -3,7 +3,7 @@
 return {
   "array", -- first: help(x) for an array x shows it
   "construct", "convert", "elementwise", "reduce", "products",
-  "linalg", "shape", "structure", "rearrange", "index", "random", "io", "knn", "cluster",
-  "datasets", "conv", "signal", "ndimage", "plot",
+  "linalg", "shape", "structure", "rearrange", "index", "stats", "random", "io", "knn",
+  "cluster", "datasets", "conv", "signal", "ndimage", "plot",
   "runtime", "cuda", "test",
 }

@@ -133,11 +133,14 @@ print(p.shape[1], p.shape[2], p[{2, 1}], p[{2, 2}])  --> 2 2 2 1]],
       doc = [[
 x sorted along dim (default the last): sort returns the sorted values
 and their 1-based int64 positions in x, argsort only the positions. The
-sort is stable (equal values keep their order, also descending); NaN
-counts as larger than every number.]],
+sort is stable (equal values keep their order, also descending, as
+NumPy's kind="stable" and torch's stable=True); NaN counts as larger than
+every number.]],
       options = {
         {name = "descending", type = "boolean", default = "false",
          doc = "largest first"},
+        {name = "stable", type = "boolean", default = "true",
+         doc = "accepted for torch's sake; false is an error"},
       },
       returns = "sort: values and indices; argsort: indices.",
       example = [[
@@ -169,6 +172,29 @@ local v, i = x:topk(2)
 print(v[{1, 1}], i[{1, 1}], v[{2, 2}])  --> 9 2 7
 v = x:topk(1, 1, {largest = false})
 print(v[{1, 2}])  --> 0]],
+    },
+    {
+      name = "searchsorted",
+      usage = {"a:searchsorted(v [, opts])", "ml.searchsorted(a, v [, opts])"},
+      doc = [[
+Where the elements of v would go into the sorted 1-D a to keep it
+sorted (numpy.searchsorted), 1-based: NumPy's insertion index i is i + 1
+here, so that a value below every element gives 1 and one above every
+element #a + 1. left puts a value before the elements equal to it, right
+after them. a and v compare in their promoted dtype; NaN is larger than
+every number. a need not be sorted when sorter gives the 1-based
+positions that sort it (argsort's result).]],
+      options = {
+        {name = "side", type = "string", default = '"left"',
+         doc = '"left" or "right"'},
+        {name = "sorter", type = "array|table", default = "none",
+         doc = "1-based positions that sort a"},
+      },
+      returns = "an int64 array of v's shape, or an integer for a number v.",
+      example = [[
+local a = ml.array({1, 2, 2, 3})
+print(a:searchsorted(2), a:searchsorted(2, {side = "right"}))  --> 2 4
+print(ml.searchsorted(a, {0, 9})[2])  --> 5]],
     },
   },
 }

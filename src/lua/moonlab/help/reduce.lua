@@ -195,5 +195,18 @@ NumPy). Integers sum in int64.]],
 local x = ml.array({{1, 2}, {3, 4}})
 print(x:cumsum(2)[{2, 2}], x:cumsum()[4], x:cumsum(1)[{2, 1}])  --> 7 10 4]],
     },
+    {
+      name = "cumprod",
+      usage = {"x:cumprod([dim])", "ml.cumprod(x [, dim])"},
+      doc = [[
+Running products along dim, keeping x's shape, as cumsum: without dim
+an N-D array is flattened first (numpy.cumprod). Integers multiply in
+int64 with wrap-around; float32 multiplies in double and rounds each
+result to float32.]],
+      returns = "a new array.",
+      example = [[
+local x = ml.array({{1, 2}, {3, 4}})
+print(x:cumprod(2)[{2, 2}], x:cumprod()[4], x:cumprod(1)[{2, 2}])  --> 12 24 8]],
+    },
   },
 }

@@ -1,0 +1,75 @@
+/* searchsorted and histogram: checks, contiguous operands of one dtype,
+ * the result array, dispatch. */
+#include "count.h"
+
+#include <string.h>
+
+#include "backend.h"
+#include "copy.h"
+#include "status.h"
+
+/* out: a contiguous with dtype t (shared when it already is). */
+static int as_contiguous(ml_array *out, const ml_array *a, ml_dtype t) {
+  return a->dtype == t ? ml_contiguous(out, a) : ml_astype(out, a, t);
+}
+
+int ml_searchsorted(ml_array *out, const ml_array *a, const ml_array *v,
+                    int right) {
+  char sa[ML_SHAPE_STR_MAX];
+  const ml_backend *be;
+  int rc = ml_check_same_device("searchsorted", a, v);
+  if (!rc) rc = ml_backend_get(ml_array_device(a), &be);
+  if (rc) return rc;
+  if (a->ndim != 1)
+    return ml_fail(ML_EINVAL, "searchsorted: a must be 1-D, not %s",
+                   ml_shape_str(a->ndim, a->shape, sa, sizeof sa));
+  ml_dtype t = ml_dtype_promote(a->dtype, v->dtype);
+  ml_array ca = {0}, cv = {0}, r = {0};
+  rc = as_contiguous(&ca, a, t);
+  if (!rc) rc = as_contiguous(&cv, v, t);
+  if (!rc) rc = ml_array_empty(&r, ML_INT64, v->ndim, v->shape,
+                               ml_array_device(v));
+  if (!rc && ml_array_numel(v) > 0) rc = be->searchsorted(&r, &ca, &cv, right);
+  ml_array_release(&ca);
+  ml_array_release(&cv);
+  return ml_array_commit(out, &r, rc);
+}
+
+int ml_histogram(ml_array *out, const ml_array *a, const ml_array *weights,
+                 const ml_array *edges, double denom) {
+  char sa[ML_SHAPE_STR_MAX], sw[ML_SHAPE_STR_MAX];
+  const ml_backend *be;
+  int rc = ml_check_same_device("histogram", a, edges);
+  if (!rc && weights) rc = ml_check_same_device("histogram", a, weights);
+  if (!rc) rc = ml_backend_get(ml_array_device(a), &be);
+  if (rc) return rc;
+  ml_dtype t = ml_dtype_is_float(a->dtype) ? a->dtype : ML_FLOAT64;
+  if (edges->ndim != 1 || edges->shape[0] < 2 || edges->dtype != t)
+    return ml_fail(ML_EINVAL, "histogram: edges must be 1-D %s with at "
+                   "least 2 values, not %s %s", ml_dtype_name(t),
+                   ml_dtype_name(edges->dtype),
+                   ml_shape_str(edges->ndim, edges->shape, sa, sizeof sa));
+  if (weights && (weights->ndim != a->ndim ||
+                  ml_array_numel(weights) != ml_array_numel(a) ||
+                  memcmp(weights->shape, a->shape,
+                         sizeof *a->shape * (size_t)a->ndim)))
+    return ml_fail(ML_EINVAL, "histogram: weights of shape %s do not match "
+                   "the input's %s",
+                   ml_shape_str(weights->ndim, weights->shape, sw, sizeof sw),
+                   ml_shape_str(a->ndim, a->shape, sa, sizeof sa));
+  if (!(denom > 0))
+    return ml_fail(ML_EINVAL, "histogram: the range's width %g is not "
+                   "positive", denom);
+  int64_t nbins = edges->shape[0] - 1;
+  ml_array ca = {0}, ce = {0}, cw = {0}, r = {0};
+  rc = as_contiguous(&ca, a, t);
+  if (!rc) rc = ml_contiguous(&ce, edges);
+  if (!rc && weights) rc = as_contiguous(&cw, weights, ML_FLOAT64);
+  if (!rc) rc = ml_array_empty(&r, weights ? ML_FLOAT64 : ML_INT64, 1, &nbins,
+                               ml_array_device(a));
+  if (!rc) rc = be->histogram(&r, &ca, weights ? &cw : NULL, &ce, denom);
+  ml_array_release(&ca);
+  ml_array_release(&ce);
+  ml_array_release(&cw);
+  return ml_array_commit(out, &r, rc);
+}

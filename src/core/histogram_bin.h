@@ -1,0 +1,50 @@
+/* The bin of a value in numpy.histogram's equal bins, shared by the CPU
+ * backend and the CUDA kernels (static inline, plain C that also compiles
+ * as CUDA C++, where the functions are __host__ __device__, as in
+ * order_key.h), so that both backends put every value in the same bin.
+ *
+ * As NumPy computes it in the edges' dtype: i = trunc(((x - lo) / denom)
+ * * nbins), every operation rounded to the dtype; i = nbins (x = hi) goes
+ * to the last bin; then, as the arithmetic can be an ulp off at an edge,
+ * i moves down by one where x < edges[i] and up by one where x >=
+ * edges[i + 1] (never past the last bin, which is closed). -1: x is
+ * outside [lo, hi] or NaN. lo and hi are edges[0] and edges[nbins];
+ * denom > 0. */
+#ifndef ML_HISTOGRAM_BIN_H
+#define ML_HISTOGRAM_BIN_H
+
+#include <stdint.h>
+
+#ifdef __CUDACC__
+#define ML_BIN_FN static inline __host__ __device__
+#else
+#define ML_BIN_FN static inline
+#endif
+
+ML_BIN_FN int64_t ml_histogram_bin_f32(float x, const float *edges,
+                                       int64_t nbins, float denom) {
+  if (!(x >= edges[0] && x <= edges[nbins])) return -1;
+  float f = ((x - edges[0]) / denom) * (float)nbins;
+  int64_t i = (int64_t)f;
+  if (i >= nbins) i = nbins - 1;
+  if (x < edges[i])
+    i--;
+  else if (i != nbins - 1 && x >= edges[i + 1])
+    i++;
+  return i;
+}
+
+ML_BIN_FN int64_t ml_histogram_bin_f64(double x, const double *edges,
+                                       int64_t nbins, double denom) {
+  if (!(x >= edges[0] && x <= edges[nbins])) return -1;
+  double f = ((x - edges[0]) / denom) * (double)nbins;
+  int64_t i = (int64_t)f;
+  if (i >= nbins) i = nbins - 1;
+  if (x < edges[i])
+    i--;
+  else if (i != nbins - 1 && x >= edges[i + 1])
+    i++;
+  return i;
+}
+
+#endif
