@@ -21,9 +21,10 @@
  * RY rows that this tile row reaches. Where the 2-D tiles of a mask
  * take too much shared memory, tiles of 8 rows (RY = 1, TY = 8); a mask
  * too large for constant memory or for those goes through corr_direct
- * (one output a thread, from global memory). float32 masks of one plane
- * that are rows of 3, 5, 7, 9, 15, 31 or 33 taps, or squares of 3 to 9,
- * go through corr_fixed instead: corr_tile with the taps known at compile
+ * (one output a thread, from global memory). float32 masks that
+ * filter_reg.cu takes (filter.cuh) go through its register-blocked
+ * kernels; the other float32 masks of one plane that are rows of 3, 5, 7,
+ * 9, 15, 31 or 33 taps, or squares of 3 to 9, through corr_fixed: corr_tile with the taps known at compile
  * time, so that each multiply-add takes its weight from constant memory
  * at a fixed offset, and 8 (2-D tiles) or 16 (one-row tiles) outputs a
  * thread, so that a window read into registers serves more taps. From
@@ -43,89 +44,20 @@
 #include <string.h>
 
 #include "filter.cuh"
+#include "filter_mask.cuh"
 #include "launch.cuh"
 #include "scratch.cuh"
 
 #define THREADS 256
 #define RX 4
-/* Constant memory for the mask (and the two masks of sep_fused). */
-#define MASK_CONST_BYTES 32768
 /* The shared memory a tile may take, so that several blocks share an SM. */
 #define TILE_SMEM_MAX (96 * 1024)
 /* Outputs with fewer rows take the one-row tiles. */
 #define ROWS_2D 16
 
-__constant__ float4 c_mask[MASK_CONST_BYTES / 16];
-
-template <class T> __device__ __forceinline__ T cmask(int i) {
-  return reinterpret_cast<const T *>(c_mask)[i];
-}
-
-/* 16 bytes of T, and their elements. */
-template <class T> struct vec16;
-template <> struct vec16<float> {
-  using type = float4;
-  static constexpr int n = 4;
-  static __device__ __forceinline__ void split(float4 v, float *d) {
-    d[0] = v.x, d[1] = v.y, d[2] = v.z, d[3] = v.w;
-  }
-  static __device__ __forceinline__ float4 join(const float *s) {
-    return make_float4(s[0], s[1], s[2], s[3]);
-  }
-};
-template <> struct vec16<double> {
-  using type = double2;
-  static constexpr int n = 2;
-  static __device__ __forceinline__ void split(double2 v, double *d) {
-    d[0] = v.x, d[1] = v.y;
-  }
-  static __device__ __forceinline__ double2 join(const double *s) {
-    return make_double2(s[0], s[1]);
-  }
-};
-
-static inline int64_t round_up(int64_t n, int64_t m) { return (n + m - 1) / m * m; }
-
 /* The taps a kernel takes in one chunk for mask rows of k: 1, 3 or 5
  * for the rows that short, else 8. */
 static inline int taps_for(int64_t k) { return k == 1 ? 1 : k <= 3 ? 3 : k <= 5 ? 5 : 8; }
-
-/* ---- the mask ---- */
-
-/* dst[j0][j1][j2] (rows of kp, zeros past k2) = mask reversed or not, as T. */
-template <class T>
-__global__ void mask_prep(const double *mask, T *dst, int k0, int k1, int k2, int kp,
-                          int flip) {
-  int64_t n = (int64_t)k0 * k1 * kp;
-  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
-       i += (int64_t)gridDim.x * blockDim.x) {
-    int j2 = (int)(i % kp), j1 = (int)(i / kp % k1), j0 = (int)(i / kp / k1);
-    if (j2 >= k2) {
-      dst[i] = T(0);
-      continue;
-    }
-    if (flip) j0 = k0 - 1 - j0, j1 = k1 - 1 - j1, j2 = k2 - 1 - j2;
-    dst[i] = (T)mask[((int64_t)j0 * k1 + j1) * k2 + j2];
-  }
-}
-
-/* The mask (k0 x k1 x k2) as T, rows padded to kp, in scratch s; copied
- * to constant memory from element `at` on when to_const. */
-template <class T>
-static int stage_mask(cuda_dev *d, const double *mask, const int64_t *k, int64_t kp, int flip,
-                      cuda_scratch &s, bool to_const, int64_t at) {
-  int64_t n = k[0] * k[1] * kp;
-  size_t bytes = (size_t)n * sizeof(T);
-  int rc = s.get(d->index, bytes, "filter");
-  if (!rc)
-    rc = cuda_launch<mask_prep<T>>(d, grid_for(n, THREADS, d), THREADS, 0, "filter", mask,
-                                   s.as<T>(), (int)k[0], (int)k[1], (int)k[2], (int)kp, flip);
-  if (!rc && to_const)
-    rc = cuda_check(cudaMemcpyToSymbolAsync(c_mask, s.ptr, bytes, at * sizeof(T),
-                                            cudaMemcpyDeviceToDevice, d->stream),
-                    "filter");
-  return rc;
-}
 
 /* ---- correlate: tiles in shared memory ---- */
 
@@ -484,6 +416,7 @@ static int correlate_plan(cuda_dev *d, const filter_plan *p) {
     if (rc != ML_ENOMEM) return rc;
   }
   if constexpr (sizeof(T) == 4) {
+    if (filter_reg_fits(p)) return filter_reg(d, p);
     if (has_fixed(p)) {
       cuda_scratch mask;
       corr_args a = corr_args_of(p, p->k[2], 0);

@@ -35,6 +35,12 @@ struct filter_plan {
  * sizes do not suit cuFFT, so that the caller takes the direct path. */
 int filter_fft(cuda_dev *d, const filter_plan *p, int f32);
 
+/* Whether filter_reg (filter_reg.cu) takes p, float32: one plane of mask,
+ * a row of 3 to 9 taps, a column of 3, 5, 7, 9, 15, 31 or 33, or a square
+ * of 3 to 7, over rows of a multiple of 4 samples, 16-byte aligned. */
+bool filter_reg_fits(const filter_plan *p);
+int filter_reg(cuda_dev *d, const filter_plan *p);
+
 /* The filter area's box entry (filter_box.cu). */
 int cuda_filter_box(const ml_filter_box *f);
 

@@ -75,6 +75,32 @@ describe("cuda filter: correlate", function()
     end
   end)
 
+  it("filter_reg's masks: rows of a multiple of 4, every window offset", function()
+    local cases = {
+      {{70, 260}, {5, 5}}, {{64, 516}, {3, 3}}, {{37, 1028}, {9, 9}}, {{9, 20, 12}, {1, 7, 7}},
+      {{129, 68}, {33, 1}}, {{200, 36}, {15, 1}}, {{3, 4100}, {1, 5}}, {{4, 8}, {1, 7}},
+      {{1, 20}, {1, 31}}, {{4100}, {31}}, {{12}, {33}}, {{300, 8}, {1, 9}},
+    }
+    for _, case in ipairs(cases) do
+      local x, w = input(case[1], "float32"), input(case[2], "float64", -1, 1)
+      local xg, wg = x:cuda(), w:cuda()
+      local tol = bound("float32", w:numel(), absmax(x) + 0.5, w:abs():sum())
+      for shift = -1, 2 do
+        local o = {}
+        for d = 1, w:dim() do
+          o[d] = math.max(-(w:size(d) // 2), math.min((w:size(d) - 1) // 2, shift))
+        end
+        for _, mode in ipairs(MODES) do
+          local opts = {mode = mode, cval = 0.5, origin = o}
+          agree(ml.ndimage.correlate(xg, wg, opts), ml.ndimage.correlate(x, w, opts),
+                ("ndimage.correlate %s mask %s %s origin %d"):format(shape_name(case[1]),
+                                                                    shape_name(case[2]), mode,
+                                                                    shift), tol)
+        end
+      end
+    end
+  end)
+
   it("masks beyond the tiles (corr_direct) and beyond FFT_MIN_TAPS (cuFFT)", function()
     for _, dt in ipairs(floats) do
       for _, case in ipairs({{{700, 40}, {600, 1}, false}, {{70, 90}, {40, 40}, true},
@@ -139,12 +165,14 @@ end)
 
 describe("cuda filter: separable passes", function()
   it("gaussian_filter: fused, two-pass fallback, one pass; modes per axis", function()
-    local shapes = {{1}, {7}, {1, 1}, {33, 130}, {100, 257}, {3, 5, 7}, {2, 40, 50}, {1, 3000}}
+    local shapes = {{1}, {7}, {1, 1}, {33, 130}, {100, 257}, {3, 5, 7}, {2, 40, 50}, {1, 3000},
+                    {64, 260}, {2, 130, 456}}
     for _, dt in ipairs(floats) do
       for _, shape in ipairs(shapes) do
         local x = input(shape, dt)
         local nd = #shape
         for _, s in ipairs({{0.5, {}}, {1.0, {mode = "constant", cval = 0.5}}, {4.0, {}},
+                            {3.0, {mode = "constant", cval = -1}}, {2.0, {mode = "nearest"}},
                             {10.0, {mode = "wrap"}}, {2.0, {order = 1, mode = "mirror"}}}) do
           local modes = {}
           for d = 1, nd do modes[d] = MODES[(d + #s[2]) % 5 + 1] end
