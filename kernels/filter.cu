@@ -24,9 +24,9 @@
  * (one output a thread, from global memory). float32 masks that
  * filter_reg.cu takes (filter.cuh) go through its register-blocked
  * kernels; the other float32 masks of one plane that are rows of 3, 5, 7,
- * 9, 15, 31 or 33 taps, or squares of 3 to 9, through corr_fixed: corr_tile with the taps known at compile
- * time, so that each multiply-add takes its weight from constant memory
- * at a fixed offset, and 8 (2-D tiles) or 16 (one-row tiles) outputs a
+ * 9, 15, 31 or 33 taps, or squares of 3 to 9, through corr_fixed:
+ * corr_tile with the taps known at compile time, so that each
+ * multiply-add takes its weight from constant memory at a fixed offset, and 8 (2-D tiles) or 16 (one-row tiles) outputs a
  * thread, so that a window read into registers serves more taps. From
  * FILTER_FFT_MIN_TAPS_F32 or _F64 taps, or when the caller asks for it, a
  * correlation goes through cuFFT (filter_fft.cu).
