@@ -133,10 +133,8 @@ function M.load(path, opts)
   local nd = file[{1, 4}]
   local head = file[{{1, (4 + nd + w - 1) // w}, {}}]:reshape(-1)
   local ws, rows = {}, 1
-  for d = 1, nd do
-    ws[d] = head[5 + d - 1]
-    rows = rows * ws[d]
-  end
+  for d = 1, nd do ws[d] = head[5 + d - 1] end
+  for d = 1, nd - 1 do rows = rows * ws[d] end
   local h = (4 + nd + w - 1) // w
   if file.shape[1] ~= h + rows or ws[nd] ~= w then
     fail(2, "binary.load: %s is truncated or corrupt", path)

@@ -1,0 +1,444 @@
+/* ±1 matrices packed into words on the GPU: the binary area's table
+ * (contracts and the packed rows' layout in core/binary_backend.h).
+ *
+ * CPU reference: src/cpu/cpu_binary.c; the results are the CPU's, bit for
+ * bit (integers throughout, and ties in the kNN lists go to the lower
+ * index on both).
+ *
+ * pack: a warp a group of 8 words of a row (rows are whole groups), each
+ * lane reading one value of each of the 8 words' 32 (coalesced 128-byte
+ * reads, 8 in flight a lane) and 8 ballots making the words, which lanes
+ * 0..7 store together; one pass over x, which is the memory floor.
+ *
+ * mm: tensor cores, mma.m16n8k256 b1 with AND and popcount: a CTA of 8
+ * warps computes a 128 x 256 block of out, each warp 64 x 64 (4 x 8
+ * tiles of 16 x 8), stepping k by 512 bits through shared memory filled
+ * by cp.async, three stages in flight. A stage holds 64 bytes of each of
+ * the block's rows, rows one after another. Fragments are read as 16
+ * bytes a thread, no ldmatrix: the four threads of a quad read the four
+ * 16-byte quarters of a row, so a quarter warp reads two whole rows, 128
+ * contiguous bytes, free of bank conflicts. The k order of the mma is
+ * free as long as A and B agree: thread t's quarter (words 4t .. 4t + 3)
+ * gives words 4t and 4t + 1 to the first mma's k-slots t and t + 4, and
+ * 4t + 2 and 4t + 3 to the second's, for A and B alike. The epilogue
+ * turns popc(a AND b) into the dot product or the distance with the rows'
+ * popcounts (binary_popc_rows). Past the last row, column or word, the
+ * stages are zero-filled (cp.async with no source bytes), which adds
+ * nothing to an AND.
+ *
+ * knn: queries and references in chunks; the distances of a chunk pair
+ * go to a work block through mm's kernel, and a warp a query (a block
+ * for k > WARP_L) merges its row into the query's list with the selection
+ * engine of select.cuh, keys the distances themselves. The lists live in
+ * dist and index between chunks. */
+#include "launch.cuh"
+#include "map.cuh"
+#include "scratch.cuh"
+#include "select.cuh"
+
+extern "C" {
+#include "../src/core/binary_backend.h"
+}
+
+/* ---- pack and unpack ---- */
+
+#define PACK_WORDS 8
+
+template <class T>
+__global__ void __launch_bounds__(256)
+    binary_pack_kernel(const T *x, uint32_t *out, int64_t rows, int64_t len, int64_t w) {
+  const int lane = threadIdx.x & 31;
+  const int64_t per_row = w / PACK_WORDS, groups = rows * per_row;
+  const int64_t stride = ((int64_t)gridDim.x * blockDim.x) >> 5;
+  for (int64_t g = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5; g < groups;
+       g += stride) {
+    const int64_t r = g / per_row, j0 = g % per_row * PACK_WORDS;
+    const T *row = x + r * len;
+    bool pos[PACK_WORDS];
+#pragma unroll
+    for (int u = 0; u < PACK_WORDS; u++) {
+      int64_t i = (j0 + u) * 32 + lane;
+      pos[u] = i < len && __ldcs(row + i) >= T(0);
+    }
+    uint32_t mine = 0;
+#pragma unroll
+    for (int u = 0; u < PACK_WORDS; u++) {
+      uint32_t b = __ballot_sync(FULL, pos[u]);
+      if (lane == u) mine = b;
+    }
+    if (lane < PACK_WORDS) out[r * w + j0 + lane] = mine;
+  }
+}
+
+static int cuda_binary_pack(const ml_array *out, const ml_array *in) {
+  cuda_dev *d;
+  int rc = cuda_enter(array_device(in), &d);
+  if (rc) return rc;
+  int64_t rows = in->shape[0], len = in->shape[1], w = out->shape[1];
+  unsigned grid = grid_for(rows * (w / PACK_WORDS) * 32, 256, d, 16);
+  uint32_t *o = array_ptr<uint32_t>(out);
+  if (in->dtype == ML_FLOAT32)
+    return cuda_launch<binary_pack_kernel<float>>(d, grid, 256, 0, "binary.pack",
+                                                  array_ptr<const float>(in), o, rows, len, w);
+  return cuda_launch<binary_pack_kernel<double>>(d, grid, 256, 0, "binary.pack",
+                                                 array_ptr<const double>(in), o, rows, len, w);
+}
+
+template <class T>
+__global__ void binary_unpack_kernel(const uint32_t *in, T *out, int64_t rows, int64_t bits,
+                                     int64_t w) {
+  const int64_t n = rows * bits, stride = (int64_t)gridDim.x * blockDim.x;
+  for (int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; e < n; e += stride) {
+    int64_t r = e / bits, i = e % bits;
+    out[e] = (in[r * w + i / 32] >> (i % 32) & 1) ? T(1) : T(-1);
+  }
+}
+
+template <class T> static int unpack_typed(cuda_dev *d, const ml_array *out, const ml_array *in) {
+  int64_t rows = out->shape[0], bits = out->shape[1];
+  return cuda_launch<binary_unpack_kernel<T>>(d, grid_for(rows * bits, 256, d), 256, 0,
+                                              "binary.unpack", array_ptr<const uint32_t>(in),
+                                              array_ptr<T>(out), rows, bits, in->shape[1]);
+}
+
+static int cuda_binary_unpack(const ml_array *out, const ml_array *in) {
+  cuda_dev *d;
+  int rc = cuda_enter(array_device(in), &d);
+  if (rc) return rc;
+  switch (out->dtype) {
+  case ML_FLOAT32: return unpack_typed<float>(d, out, in);
+  case ML_FLOAT64: return unpack_typed<double>(d, out, in);
+  case ML_INT32: return unpack_typed<int32_t>(d, out, in);
+  default: return unpack_typed<int64_t>(d, out, in);
+  }
+}
+
+/* ---- popcounts of rows ---- */
+
+/* out[r]: the popcount of row r (w words, a multiple of 8), a thread a
+ * row. */
+__global__ void binary_popc_rows(const uint4 *a, int *out, int64_t rows, int64_t w4) {
+  const int64_t stride = (int64_t)gridDim.x * blockDim.x;
+  for (int64_t r = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; r < rows; r += stride) {
+    int s = 0;
+    for (int64_t i = 0; i < w4; i++) {
+      uint4 v = __ldg(a + r * w4 + i);
+      s += __popc(v.x) + __popc(v.y) + __popc(v.z) + __popc(v.w);
+    }
+    out[r] = s;
+  }
+}
+
+static int popc_rows(cuda_dev *d, const uint32_t *a, int64_t rows, int64_t w, int *out,
+                     const char *op) {
+  if (rows == 0) return ML_OK;
+  return cuda_launch<binary_popc_rows>(d, grid_for(rows, 128, d), 128, 0, op, (const uint4 *)a,
+                                       out, rows, w / 4);
+}
+
+/* ---- mm on the tensor cores ---- */
+
+#define BM 128
+#define BN 256
+#define BKW 16 /* words of a row a stage: 512 bits */
+#define STAGES 3
+#define MM_THREADS 256
+#define MM_SMEM ((size_t)STAGES * (BM + BN) * BKW * sizeof(uint32_t))
+
+/* One launch of the product: batch item z of a at a + z sa, and so on. */
+struct MmArgs {
+  const uint32_t *a, *b; /* m x w, n x w packed rows a batch item */
+  const int *pa, *pb;    /* their popcounts */
+  int32_t *out;          /* m x n, rows ldo apart */
+  int64_t m, n, w, ldo, bits;
+  int64_t sa, sb, spa, spb, so; /* batch strides, in elements */
+  int hamming;
+};
+
+__device__ __forceinline__ void cp_async16(uint32_t *dst, const uint32_t *src, bool valid) {
+  unsigned s = (unsigned)__cvta_generic_to_shared(dst);
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(src),
+               "r"(valid ? 16 : 0));
+}
+
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+
+template <int N> __device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
+}
+
+/* c += popc(a AND b) over one m16n8k256 tile. */
+__device__ __forceinline__ void mma_and_popc(int *c, uint32_t a0, uint32_t a1, uint32_t a2,
+                                             uint32_t a3, uint32_t b0, uint32_t b1) {
+  asm("mma.sync.aligned.m16n8k256.row.col.s32.b1.b1.s32.and.popc "
+      "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+      : "+r"(c[0]), "+r"(c[1]), "+r"(c[2]), "+r"(c[3])
+      : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+}
+
+/* One stage: words k0 .. k0 + BKW - 1 of the block's BM rows of a and BN
+ * rows of b, 16 bytes a cp.async, zeros past the ends. */
+__device__ __forceinline__ void mm_stage(uint32_t *sa, uint32_t *sb, const MmArgs &p,
+                                         const uint32_t *a, const uint32_t *b, int64_t r0,
+                                         int64_t c0, int64_t k0) {
+  const int tid = threadIdx.x;
+#pragma unroll
+  for (int u = 0; u < BM * 4 / MM_THREADS; u++) {
+    int c = tid + u * MM_THREADS, row = c >> 2, q = c & 3;
+    int64_t gr = r0 + row, gk = k0 + q * 4;
+    bool ok = gr < p.m && gk < p.w;
+    cp_async16(sa + row * BKW + q * 4, ok ? a + gr * p.w + gk : a, ok);
+  }
+#pragma unroll
+  for (int u = 0; u < BN * 4 / MM_THREADS; u++) {
+    int c = tid + u * MM_THREADS, row = c >> 2, q = c & 3;
+    int64_t gr = c0 + row, gk = k0 + q * 4;
+    bool ok = gr < p.n && gk < p.w;
+    cp_async16(sb + row * BKW + q * 4, ok ? b + gr * p.w + gk : b, ok);
+  }
+}
+
+__global__ void __launch_bounds__(MM_THREADS, 1) binary_mm_tc(MmArgs p) {
+  extern __shared__ __align__(16) uint32_t mm_smem[];
+  uint32_t *smem = mm_smem;
+  const int64_t z = blockIdx.z;
+  const uint32_t *a = p.a + z * p.sa, *b = p.b + z * p.sb;
+  const int64_t r0 = (int64_t)blockIdx.y * BM, c0 = (int64_t)blockIdx.x * BN;
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
+  const int wm = warp >> 2, wn = warp & 3; /* 2 x 4 warps of 64 x 64 */
+  const int64_t steps = (p.w + BKW - 1) / BKW;
+  int acc[4][8][4];
+#pragma unroll
+  for (int i = 0; i < 4; i++)
+#pragma unroll
+    for (int j = 0; j < 8; j++)
+#pragma unroll
+      for (int e = 0; e < 4; e++) acc[i][j][e] = 0;
+
+#pragma unroll
+  for (int s = 0; s < STAGES - 1; s++) {
+    uint32_t *sa = smem + s * (BM + BN) * BKW;
+    if (s < steps) mm_stage(sa, sa + BM * BKW, p, a, b, r0, c0, s * BKW);
+    cp_async_commit();
+  }
+  for (int64_t kt = 0; kt < steps; kt++) {
+    cp_async_wait<STAGES - 2>();
+    __syncthreads(); /* stage kt is in; stage kt - 1 is read by all */
+    int64_t next = kt + STAGES - 1;
+    if (next < steps) {
+      uint32_t *sa = smem + next % STAGES * (BM + BN) * BKW;
+      mm_stage(sa, sa + BM * BKW, p, a, b, r0, c0, next * BKW);
+    }
+    cp_async_commit();
+    const uint32_t *as = smem + kt % STAGES * (BM + BN) * BKW, *bs = as + BM * BKW;
+    uint4 lo[4], hi[4];
+#pragma unroll
+    for (int i = 0; i < 4; i++) {
+      lo[i] = *(const uint4 *)(as + (wm * 64 + i * 16 + g) * BKW + t * 4);
+      hi[i] = *(const uint4 *)(as + (wm * 64 + i * 16 + g + 8) * BKW + t * 4);
+    }
+#pragma unroll
+    for (int j = 0; j < 8; j++) {
+      uint4 bv = *(const uint4 *)(bs + (wn * 64 + j * 8 + g) * BKW + t * 4);
+#pragma unroll
+      for (int i = 0; i < 4; i++) {
+        mma_and_popc(acc[i][j], lo[i].x, hi[i].x, lo[i].y, hi[i].y, bv.x, bv.y);
+        mma_and_popc(acc[i][j], lo[i].z, hi[i].z, lo[i].w, hi[i].w, bv.z, bv.w);
+      }
+    }
+  }
+
+  const int *pa = p.pa + z * p.spa, *pb = p.pb + z * p.spb;
+  int32_t *out = p.out + z * p.so;
+#pragma unroll
+  for (int i = 0; i < 4; i++)
+#pragma unroll
+    for (int h = 0; h < 2; h++) {
+      int64_t row = r0 + wm * 64 + i * 16 + g + h * 8;
+      if (row >= p.m) continue;
+      int ra = pa[row];
+#pragma unroll
+      for (int j = 0; j < 8; j++) {
+        int64_t col = c0 + wn * 64 + j * 8 + t * 2;
+#pragma unroll
+        for (int e = 0; e < 2; e++)
+          if (col + e < p.n) {
+            int dist = ra + pb[col + e] - 2 * acc[i][j][h * 2 + e];
+            out[row * p.ldo + col + e] = p.hamming ? dist : (int32_t)(p.bits - 2 * dist);
+          }
+      }
+    }
+}
+
+/* The launches of p over `batch` items, within the grid's limits. */
+static int mm_launch(cuda_dev *d, MmArgs p, int64_t batch, const char *op) {
+  const int64_t zmax = 65535, rmax = (int64_t)65535 * BM;
+  const int64_t m = p.m;
+  for (int64_t z0 = 0; z0 < batch; z0 += zmax)
+    for (int64_t i0 = 0; i0 < m; i0 += rmax) {
+      MmArgs q = p;
+      q.a += z0 * p.sa + i0 * p.w;
+      q.pa += z0 * p.spa + i0;
+      q.b += z0 * p.sb;
+      q.pb += z0 * p.spb;
+      q.out += z0 * p.so + i0 * p.ldo;
+      q.m = m - i0 < rmax ? m - i0 : rmax;
+      int64_t nz = batch - z0 < zmax ? batch - z0 : zmax;
+      dim3 grid((unsigned)((p.n + BN - 1) / BN), (unsigned)((q.m + BM - 1) / BM), (unsigned)nz);
+      int rc = cuda_launch<binary_mm_tc>(d, grid, MM_THREADS, MM_SMEM, op, q);
+      if (rc) return rc;
+    }
+  return ML_OK;
+}
+
+static int cuda_binary_mm(const ml_binary_mm_desc *p) {
+  cuda_dev *d;
+  int rc = cuda_enter(array_device(p->a), &d);
+  if (rc) return rc;
+  const char *op = p->hamming ? "binary.hamming" : "binary.mm";
+  int64_t batch = p->a->shape[0], m = p->a->shape[1], n = p->b->shape[1], w = p->a->shape[2];
+  cuda_scratch pa, pb;
+  rc = pa.get(d->index, (size_t)(batch * m) * sizeof(int), op);
+  if (!rc) rc = pb.get(d->index, (size_t)(batch * n) * sizeof(int), op);
+  const uint32_t *a = array_ptr<const uint32_t>(p->a), *b = array_ptr<const uint32_t>(p->b);
+  if (!rc) rc = popc_rows(d, a, batch * m, w, pa.as<int>(), op);
+  if (!rc) rc = popc_rows(d, b, batch * n, w, pb.as<int>(), op);
+  if (rc) return rc;
+  MmArgs q = {a, b, pa.as<int>(), pb.as<int>(), array_ptr<int32_t>(p->out), m, n, w, n,
+              p->bits, m * w, n * w, m, n, m * n, p->hamming};
+  return mm_launch(d, q, batch, op);
+}
+
+/* ---- knn ---- */
+
+/* The work block's bytes at most, and the queries a chunk. */
+#define KNN_WORK_BYTES ((int64_t)512 << 20)
+#define KNN_QUERIES 32768
+
+struct KnnArgs {
+  const uint32_t *work; /* mt x nt distances */
+  int64_t mt, nt, k, base;
+  uint32_t *dist;       /* mt x k: the lists (distances as order keys) */
+  int64_t *index;       /* mt x k, 1-based; INT64_MAX for an empty place */
+  uint32_t *lk;         /* scratch: mt x 2k pairs, a block's lists */
+  int64_t *li;
+  int first;            /* the lists hold nothing yet */
+};
+
+/* Offers a thread's U candidates that do not lose to the threshold th
+ * (the list's last key; all of them while it has empty places). */
+template <int G, int BB, int U>
+__device__ __forceinline__ void knn_offer(const Lists<uint32_t> &w, int tid, uint32_t &th,
+                                          Cands<uint32_t, U> &c) {
+  bool any = false;
+#pragma unroll
+  for (int u = 0; u < U; u++) {
+    c.ok[u] = c.ok[u] && c.key[u] <= th;
+    any |= c.ok[u];
+  }
+  if (G == 32 ? __any_sync(FULL, any) : __syncthreads_or(any)) {
+    sel_offer<uint32_t, G, BB, U>(w, tid, c);
+    th = w.st->thk;
+  }
+}
+
+/* Query row i: its old list and row i of the work block through the
+ * selection w, then the list back to dist and index. */
+template <int G, int BB, int U>
+__device__ void knn_row(const KnnArgs &a, const Lists<uint32_t> &w, int tid, int64_t i) {
+  sel_start<uint32_t, G>(w, tid);
+  uint32_t th = w.st->thk;
+  for (int64_t p0 = 0; !a.first && p0 < a.k; p0 += G) {
+    int64_t p = p0 + tid;
+    Cands<uint32_t, 1> c;
+    c.ok[0] = p < a.k;
+    c.key[0] = c.ok[0] ? a.dist[i * a.k + p] : 0;
+    c.id[0] = c.ok[0] ? a.index[i * a.k + p] : 0;
+    c.ok[0] = c.ok[0] && c.id[0] != INT64_MAX;
+    knn_offer<G, BB, 1>(w, tid, th, c);
+  }
+  const uint32_t *row = a.work + i * a.nt;
+  for (int64_t j0 = 0; j0 < a.nt; j0 += (int64_t)G * U) {
+    Cands<uint32_t, U> c;
+#pragma unroll
+    for (int u = 0; u < U; u++) {
+      int64_t j = j0 + tid + (int64_t)G * u;
+      c.ok[u] = j < a.nt;
+      c.key[u] = c.ok[u] ? __ldcs(row + j) : 0;
+      c.id[u] = a.base + j + 1;
+    }
+    knn_offer<G, BB, U>(w, tid, th, c);
+  }
+  sel_finish<uint32_t, G, BB>(w, tid);
+  int64_t off = w.st->cur * w.L;
+  for (int64_t p = tid; p < a.k; p += G) {
+    a.dist[i * a.k + p] = w.lk[off + p];
+    a.index[i * a.k + p] = w.li[off + p];
+  }
+  group_sync<G>();
+}
+
+/* A warp a query, lists in shared memory (k <= WARP_L). */
+__global__ void __launch_bounds__(SEL_WARPS * 32) binary_knn_warp(KnnArgs a) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5;
+  const size_t per = sel_bytes<uint32_t>(a.k, WARP_BB + 32);
+  Lists<uint32_t> w =
+      sel_carve<uint32_t>(smem + wid * per, a.k, WARP_BB + 32, true, nullptr, nullptr);
+  for (int64_t i = (int64_t)blockIdx.x * SEL_WARPS + wid; i < a.mt;
+       i += (int64_t)gridDim.x * SEL_WARPS)
+    knn_row<32, WARP_BB, 8>(a, w, lane, i);
+}
+
+/* A block a query, lists in global scratch (k > WARP_L). */
+__global__ void __launch_bounds__(BLOCK_G) binary_knn_block(KnnArgs a) {
+  __shared__ __align__(16) unsigned char smem[sel_bytes<uint32_t>(0, BLOCK_BB + BLOCK_G)];
+  for (int64_t i = blockIdx.x; i < a.mt; i += gridDim.x) {
+    Lists<uint32_t> w = sel_carve<uint32_t>(smem, a.k, BLOCK_BB + BLOCK_G, false,
+                                            a.lk + i * 2 * a.k, a.li + i * 2 * a.k);
+    knn_row<BLOCK_G, BLOCK_BB, 1>(a, w, threadIdx.x, i);
+  }
+}
+
+static int cuda_binary_knn(const ml_binary_knn_desc *p) {
+  cuda_dev *d;
+  int rc = cuda_enter(array_device(p->queries), &d);
+  if (rc) return rc;
+  const char *op = "knn";
+  int64_t m = p->queries->shape[0], n = p->refs->shape[0], w = p->queries->shape[1], k = p->k;
+  int64_t mt = m < KNN_QUERIES ? m : KNN_QUERIES;
+  int64_t nt = KNN_WORK_BYTES / 4 / mt / BN * BN;
+  nt = nt < BN ? BN : nt > n ? n : nt;
+  const uint32_t *q = array_ptr<const uint32_t>(p->queries);
+  const uint32_t *r = array_ptr<const uint32_t>(p->refs);
+  cuda_scratch pq, pr, work, lk, li;
+  rc = pq.get(d->index, (size_t)m * sizeof(int), op);
+  if (!rc) rc = pr.get(d->index, (size_t)n * sizeof(int), op);
+  if (!rc) rc = work.get(d->index, (size_t)(mt * nt) * sizeof(uint32_t), op);
+  if (!rc && k > WARP_L) rc = lk.get(d->index, (size_t)(mt * 2 * k) * sizeof(uint32_t), op);
+  if (!rc && k > WARP_L) rc = li.get(d->index, (size_t)(mt * 2 * k) * sizeof(int64_t), op);
+  if (!rc) rc = popc_rows(d, q, m, w, pq.as<int>(), op);
+  if (!rc) rc = popc_rows(d, r, n, w, pr.as<int>(), op);
+  for (int64_t i0 = 0; !rc && i0 < m; i0 += mt) {
+    int64_t mi = m - i0 < mt ? m - i0 : mt;
+    for (int64_t j0 = 0; !rc && j0 < n; j0 += nt) {
+      int64_t nj = n - j0 < nt ? n - j0 : nt;
+      MmArgs g = {q + i0 * w, r + j0 * w, pq.as<int>() + i0, pr.as<int>() + j0,
+                  work.as<int32_t>(), mi, nj, w, nj, 0, 0, 0, 0, 0, 0, 1};
+      rc = mm_launch(d, g, 1, op);
+      KnnArgs a = {work.as<uint32_t>(), mi, nj, k, j0,
+                   array_ptr<uint32_t>(p->dist) + i0 * k, array_ptr<int64_t>(p->index) + i0 * k,
+                   lk.as<uint32_t>(), li.as<int64_t>(), j0 == 0};
+      if (!rc && k <= WARP_L)
+        rc = cuda_launch<binary_knn_warp>(d, blocks_for(mi, SEL_WARPS), SEL_WARPS * 32,
+                                          SEL_WARPS * sel_bytes<uint32_t>(k, WARP_BB + 32), op,
+                                          a);
+      else if (!rc)
+        rc = cuda_launch<binary_knn_block>(d, blocks_for(mi, 1), BLOCK_G, 0, op, a);
+    }
+  }
+  return rc;
+}
+
+extern "C" const ml_binary_backend cuda_binary_backend = {
+    cuda_binary_pack, cuda_binary_unpack, cuda_binary_mm, cuda_binary_knn};
