@@ -13,14 +13,15 @@
  * mm: tensor cores, mma.m16n8k256 b1 with AND and popcount: a CTA of 8
  * warps computes a 128 x 256 block of out, each warp 64 x 64 (4 x 8
  * tiles of 16 x 8), stepping k by 512 bits through shared memory filled
- * by cp.async, three stages in flight. A stage holds 64 bytes of each of
- * the block's rows, rows one after another. Fragments are read as 16
+ * by cp.async, three stages in flight. A stage holds two planes, the
+ * first 256 bits of each of the block's rows one after another, then the
+ * second 256; each plane feeds one mma a tile (the second is skipped
+ * when it is all padding, as for 256-bit codes). Fragments are read as 8
  * bytes a thread, no ldmatrix: the four threads of a quad read the four
- * 16-byte quarters of a row, so a quarter warp reads two whole rows, 128
- * contiguous bytes, free of bank conflicts. The k order of the mma is
- * free as long as A and B agree: thread t's quarter (words 4t .. 4t + 3)
- * gives words 4t and 4t + 1 to the first mma's k-slots t and t + 4, and
- * 4t + 2 and 4t + 3 to the second's, for A and B alike. The epilogue
+ * 8-byte pieces of a row's 32 bytes, so a half warp reads four whole
+ * rows, 128 contiguous bytes, free of bank conflicts. The k order of the
+ * mma is free as long as A and B agree: thread t's words 2t and 2t + 1
+ * go to the mma's k-slots t and t + 4, for A and B alike. The epilogue
  * turns popc(a AND b) into the dot product or the distance with the rows'
  * popcounts (binary_popc_rows). Past the last row, column or word, the
  * stages are zero-filled (cp.async with no source bytes), which adds
@@ -177,7 +178,9 @@ __device__ __forceinline__ void mma_and_popc(int *c, uint32_t a0, uint32_t a1, u
 }
 
 /* One stage: words k0 .. k0 + BKW - 1 of the block's BM rows of a and BN
- * rows of b, 16 bytes a cp.async, zeros past the ends. */
+ * rows of b, 16 bytes a cp.async, zeros past the ends. A stage of R rows
+ * is two planes of R x 8 words: words k0 .. k0 + 7 of each row, then
+ * words k0 + 8 .. k0 + 15. */
 __device__ __forceinline__ void mm_stage(uint32_t *sa, uint32_t *sb, const MmArgs &p,
                                          const uint32_t *a, const uint32_t *b, int64_t r0,
                                          int64_t c0, int64_t k0) {
@@ -187,14 +190,14 @@ __device__ __forceinline__ void mm_stage(uint32_t *sa, uint32_t *sb, const MmArg
     int c = tid + u * MM_THREADS, row = c >> 2, q = c & 3;
     int64_t gr = r0 + row, gk = k0 + q * 4;
     bool ok = gr < p.m && gk < p.w;
-    cp_async16(sa + row * BKW + q * 4, ok ? a + gr * p.w + gk : a, ok);
+    cp_async16(sa + (q >> 1) * BM * 8 + row * 8 + (q & 1) * 4, ok ? a + gr * p.w + gk : a, ok);
   }
 #pragma unroll
   for (int u = 0; u < BN * 4 / MM_THREADS; u++) {
     int c = tid + u * MM_THREADS, row = c >> 2, q = c & 3;
     int64_t gr = c0 + row, gk = k0 + q * 4;
     bool ok = gr < p.n && gk < p.w;
-    cp_async16(sb + row * BKW + q * 4, ok ? b + gr * p.w + gk : b, ok);
+    cp_async16(sb + (q >> 1) * BN * 8 + row * 8 + (q & 1) * 4, ok ? b + gr * p.w + gk : b, ok);
   }
 }
 
@@ -231,19 +234,23 @@ __global__ void __launch_bounds__(MM_THREADS, 1) binary_mm_tc(MmArgs p) {
     }
     cp_async_commit();
     const uint32_t *as = smem + kt % STAGES * (BM + BN) * BKW, *bs = as + BM * BKW;
-    uint4 lo[4], hi[4];
+    const bool half = kt * BKW + BKW / 2 >= p.w; /* the stage's words 8..15 are zeros */
 #pragma unroll
-    for (int i = 0; i < 4; i++) {
-      lo[i] = *(const uint4 *)(as + (wm * 64 + i * 16 + g) * BKW + t * 4);
-      hi[i] = *(const uint4 *)(as + (wm * 64 + i * 16 + g + 8) * BKW + t * 4);
-    }
-#pragma unroll
-    for (int j = 0; j < 8; j++) {
-      uint4 bv = *(const uint4 *)(bs + (wn * 64 + j * 8 + g) * BKW + t * 4);
+    for (int h = 0; h < 2; h++) {
+      if (h == 1 && half) break;
+      const uint32_t *ap = as + h * BM * 8, *bp = bs + h * BN * 8;
+      uint2 lo[4], hi[4];
 #pragma unroll
       for (int i = 0; i < 4; i++) {
-        mma_and_popc(acc[i][j], lo[i].x, hi[i].x, lo[i].y, hi[i].y, bv.x, bv.y);
-        mma_and_popc(acc[i][j], lo[i].z, hi[i].z, lo[i].w, hi[i].w, bv.z, bv.w);
+        lo[i] = *(const uint2 *)(ap + (wm * 64 + i * 16 + g) * 8 + t * 2);
+        hi[i] = *(const uint2 *)(ap + (wm * 64 + i * 16 + g + 8) * 8 + t * 2);
+      }
+#pragma unroll
+      for (int j = 0; j < 8; j++) {
+        uint2 bv = *(const uint2 *)(bp + (wn * 64 + j * 8 + g) * 8 + t * 2);
+#pragma unroll
+        for (int i = 0; i < 4; i++)
+          mma_and_popc(acc[i][j], lo[i].x, hi[i].x, lo[i].y, hi[i].y, bv.x, bv.y);
       }
     }
   }
@@ -440,5 +447,51 @@ static int cuda_binary_knn(const ml_binary_knn_desc *p) {
   return rc;
 }
 
+/* ---- peak ---- */
+
+#define PEAK_ITERS 4096
+#define PEAK_CHAINS 8
+
+/* Bare mma.and.popc from registers: PEAK_CHAINS independent accumulators
+ * a warp, PEAK_ITERS rounds; the sum is stored where it cannot be equal,
+ * so the work stays. */
+__global__ void __launch_bounds__(256) binary_peak_kernel(int *sink) {
+  uint32_t x = threadIdx.x * 0x9E3779B9u + blockIdx.x;
+  int c[PEAK_CHAINS][4] = {};
+  for (int i = 0; i < PEAK_ITERS; i++)
+#pragma unroll
+    for (int j = 0; j < PEAK_CHAINS; j++)
+      mma_and_popc(c[j], x, x ^ 1u, x + 3u, x * 5u, x ^ (uint32_t)j, x + 7u);
+  int s = 0;
+#pragma unroll
+  for (int j = 0; j < PEAK_CHAINS; j++) s += c[j][0] + c[j][1] + c[j][2] + c[j][3];
+  if (s == -1) *sink = s;
+}
+
+static int cuda_binary_peak(ml_device device, double *ops) {
+  cuda_dev *d;
+  int rc = cuda_enter(device.index, &d);
+  if (rc) return rc;
+  const char *op = "binary.peak";
+  cuda_scratch sink;
+  rc = sink.get(d->index, sizeof(int), op);
+  unsigned blocks = (unsigned)d->sms * 8;
+  cudaEvent_t e0 = nullptr, e1 = nullptr;
+  if (!rc) rc = cuda_check(cudaEventCreate(&e0), op);
+  if (!rc) rc = cuda_check(cudaEventCreate(&e1), op);
+  if (!rc) rc = cuda_launch<binary_peak_kernel>(d, blocks, 256, 0, op, sink.as<int>());
+  if (!rc) rc = cuda_check(cudaEventRecord(e0, d->stream), op);
+  if (!rc) rc = cuda_launch<binary_peak_kernel>(d, blocks, 256, 0, op, sink.as<int>());
+  if (!rc) rc = cuda_check(cudaEventRecord(e1, d->stream), op);
+  if (!rc) rc = cuda_check(cudaEventSynchronize(e1), op);
+  float ms = 0;
+  if (!rc) rc = cuda_check(cudaEventElapsedTime(&ms, e0, e1), op);
+  if (e0) cudaEventDestroy(e0);
+  if (e1) cudaEventDestroy(e1);
+  double mma = (double)blocks * 8 * PEAK_ITERS * PEAK_CHAINS; /* warps' mma */
+  *ops = !rc && ms > 0 ? mma * 2 * 16 * 8 * 256 / (ms * 1e-3) : 0;
+  return rc;
+}
+
 extern "C" const ml_binary_backend cuda_binary_backend = {
-    cuda_binary_pack, cuda_binary_unpack, cuda_binary_mm, cuda_binary_knn};
+    cuda_binary_pack, cuda_binary_unpack, cuda_binary_mm, cuda_binary_knn, cuda_binary_peak};

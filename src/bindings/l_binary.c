@@ -47,11 +47,21 @@ static int l_knn(lua_State *L) {
   return 2;
 }
 
+/* peak(device) -> the device's AND-popcount ops a second */
+static int l_peak(lua_State *L) {
+  ml_device dev = l_checkdevice(L, 1);
+  double ops = 0;
+  l_check(L, ml_binary_peak(dev, &ops));
+  lua_pushnumber(L, ops);
+  return 1;
+}
+
 void l_open_binary(lua_State *L) {
   static const luaL_Reg internal[] = {{"pack", l_pack},
                                       {"unpack", l_unpack},
                                       {"mm", l_mm},
                                       {"knn", l_knn},
+                                      {"peak", l_peak},
                                       {NULL, NULL}};
   luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
   lua_newtable(L);

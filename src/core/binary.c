@@ -11,7 +11,8 @@
 #include "status.h"
 #include "view.h"
 
-static const char *const binary_entries[] = {"pack", "unpack", "mm", "knn"};
+static const char *const binary_entries[] = {"pack", "unpack", "mm", "knn",
+                                             "peak"};
 #define NENTRIES (sizeof binary_entries / sizeof *binary_entries)
 _Static_assert(offsetof(ml_binary_backend, pack) +
                        NENTRIES * sizeof(void (*)(void)) ==
@@ -218,4 +219,10 @@ int ml_binary_knn(const char *op, ml_array *dist, ml_array *index,
   }
   ml_array_commit(dist, &d, rc);
   return ml_array_commit(index, &ix, rc);
+}
+
+int ml_binary_peak(ml_device device, double *ops) {
+  const ml_binary_backend *be;
+  int rc = ml_binary_backend_get(device, &be);
+  return rc ? rc : be->peak(device, ops);
 }

@@ -35,4 +35,8 @@ int ml_binary_knn(const char *op, ml_array *dist, ml_array *index,
                   const ml_array *queries, const ml_array *refs,
                   int64_t bits, int64_t k);
 
+/* *ops: the device's AND-popcount rate in ops a second, measured now
+ * (binary_backend.h's peak), for the benchmarks. */
+int ml_binary_peak(ml_device device, double *ops);
+
 #endif

@@ -58,11 +58,17 @@ typedef struct ml_binary_backend {
    * knn: for query row i, the k reference rows with the smallest Hamming
    * distance, nearest first, ties to the lower index: dist[i][j] the
    * distance, index[i][j] the 1-based row. The whole m x n matrix of
-   * distances need not be formed. */
+   * distances need not be formed.
+   *
+   * peak: *ops, the rate of the bare AND-popcount arithmetic of the
+   * device in ops a second (2 m n k for an m x n x k product), measured
+   * now on data that stays in registers or the L1 cache: the ceiling the
+   * benchmarks compare mm and knn with. */
   int (*pack)(const ml_array *out, const ml_array *in);
   int (*unpack)(const ml_array *out, const ml_array *in);
   int (*mm)(const ml_binary_mm_desc *p);
   int (*knn)(const ml_binary_knn_desc *p);
+  int (*peak)(ml_device device, double *ops);
 } ml_binary_backend;
 
 int ml_binary_backend_register(ml_device_kind kind,

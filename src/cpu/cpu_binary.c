@@ -291,5 +291,42 @@ static int cpu_binary_knn(const ml_binary_knn_desc *p) {
   return ML_OK;
 }
 
+/* peak ------------------------------------------------------------------ */
+
+/* Every thread computes a PEAK_ROWS x PEAK_ROWS block of 1024-bit rows
+ * (16 KiB, in L1) PEAK_REPS times. */
+#define PEAK_ROWS 32
+#define PEAK_REPS 256
+
+static int cpu_binary_peak(ml_device device, double *ops) {
+  (void)device;
+  enum { Q = 16 };
+  static uint64_t a[PEAK_ROWS * Q], b[PEAK_ROWS * Q];
+  static int pa[PEAK_ROWS], pb[PEAK_ROWS];
+  for (int i = 0; i < PEAK_ROWS * Q; i++) {
+    a[i] = UINT64_C(0x9E3779B97F4A7C15) * (uint64_t)(i + 1);
+    b[i] = UINT64_C(0xC2B2AE3D27D4EB4F) * (uint64_t)(i + 7);
+  }
+  tile_fn fn = has_popcnt() ? mm_tile_popcnt : mm_tile_plain;
+  int threads = cpu_threads_for(INT64_MAX / 2, 1);
+  double t0 = 0, t1 = 0;
+#ifdef _OPENMP
+  t0 = omp_get_wtime();
+#endif
+#pragma omp parallel num_threads(threads)
+  {
+    int32_t out[PEAK_ROWS * PEAK_ROWS];
+    mm_block blk = {a, b, pa, pb, out, Q, PEAK_ROWS, Q * 64, 0};
+    for (int r = 0; r < PEAK_REPS; r++) fn(&blk, 0, PEAK_ROWS, 0, PEAK_ROWS);
+  }
+#ifdef _OPENMP
+  t1 = omp_get_wtime();
+#endif
+  double work = 2.0 * PEAK_ROWS * PEAK_ROWS * Q * 64 * PEAK_REPS * threads;
+  *ops = t1 > t0 ? work / (t1 - t0) : 0;
+  return ML_OK;
+}
+
 const ml_binary_backend cpu_binary_backend = {
-    cpu_binary_pack, cpu_binary_unpack, cpu_binary_mm, cpu_binary_knn};
+    cpu_binary_pack, cpu_binary_unpack, cpu_binary_mm, cpu_binary_knn,
+    cpu_binary_peak};
