@@ -91,6 +91,8 @@ function M.run()
   require("bench.mixture").run(add, {bandwidth = bw, gemm64 = gemm_rate.float64,
                                      gemm32 = gemm_rate.float32})
   require("bench.conv").run(add, {bandwidth = bw, gemm32 = gemm_rate.float32})
+  collectgarbage()
+  require("bench.binary").run(add, {bandwidth = bw})
   return results, {bandwidth = bw, gemm_rate = gemm_rate.float32}
 end
 
