@@ -27,11 +27,19 @@
  * stages are zero-filled (cp.async with no source bytes), which adds
  * nothing to an AND.
  *
- * knn: queries and references in chunks; the distances of a chunk pair
- * go to a work block through mm's kernel, and a warp a query (a block
- * for k > WARP_L) merges its row into the query's list with the selection
- * engine of select.cuh, keys the distances themselves. The lists live in
- * dist and index between chunks. */
+ * A CTA runs tpc column tiles through one pipeline when k is short (the
+ * 256-bit codes of a search: one stage a tile), so that loads of the next
+ * tiles overlap the epilogue of the last.
+ *
+ * knn: a query chunk meets the first nt references through a work block
+ * of distances (mm's kernel) and a warp a query (a block for k > WARP_L)
+ * selects with select.cuh's engine, keys the distances themselves; that
+ * fills every list, and its k-th distance bounds the query's answer.
+ * The rest of the references go through mm's kernel with the filter
+ * epilogue: a pair below its query's bound is appended to the query's
+ * candidates (an atomic counter; no m x n matrix), and a last selection
+ * merges each list with its candidates, or, where they overflowed,
+ * recomputes that query's distances to the rest on the CUDA cores. */
 #include "launch.cuh"
 #include "map.cuh"
 #include "scratch.cuh"
@@ -146,20 +154,28 @@ static int popc_rows(cuda_dev *d, const uint32_t *a, int64_t rows, int64_t w, in
 #define MM_THREADS 256
 #define MM_SMEM ((size_t)STAGES * (BM + BN) * BKW * sizeof(uint32_t))
 
-/* One launch of the product: batch item z of a at a + z sa, and so on. */
+/* One launch of the product: batch item z of a at a + z sa, and so on. A
+ * CTA computes the blocks of tpc consecutive column tiles of its row tile
+ * in one pipeline (short k: the stages of the next tiles load while the
+ * last one's epilogue runs). */
 struct MmArgs {
   const uint32_t *a, *b; /* m x w, n x w packed rows a batch item */
   const int *pa, *pb;    /* their popcounts */
   int32_t *out;          /* m x n, rows ldo apart */
-  int64_t m, n, w, ldo, bits;
+  int64_t m, n, w, ldo, bits, tpc;
   int64_t sa, sb, spa, spb, so; /* batch strides, in elements */
   int hamming;
+  /* The filter (FILTER below): the pairs whose distance is below
+   * thr[r * thr_stride] go to row r's candidates, base + the column. */
+  const uint32_t *thr;
+  int64_t thr_stride, base, cap;
+  uint32_t *cand_d, *cand_i; /* m x cap */
+  int *count;                /* m */
 };
 
-__device__ __forceinline__ void cp_async16(uint32_t *dst, const uint32_t *src, bool valid) {
+__device__ __forceinline__ void cp_async16(uint32_t *dst, const uint32_t *src) {
   unsigned s = (unsigned)__cvta_generic_to_shared(dst);
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(src),
-               "r"(valid ? 16 : 0));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(src));
 }
 
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
@@ -178,9 +194,11 @@ __device__ __forceinline__ void mma_and_popc(int *c, uint32_t a0, uint32_t a1, u
 }
 
 /* One stage: words k0 .. k0 + BKW - 1 of the block's BM rows of a and BN
- * rows of b, 16 bytes a cp.async, zeros past the ends. A stage of R rows
- * is two planes of R x 8 words: words k0 .. k0 + 7 of each row, then
- * words k0 + 8 .. k0 + 15. */
+ * rows of b, 16 bytes a cp.async. A stage of R rows is two planes of R x
+ * 8 words: words k0 .. k0 + 7 of each row, then words k0 + 8 .. k0 + 15.
+ * Nothing is loaded past the last row (those rows' results are not
+ * stored, and each result depends on its own row and column only) or
+ * past the last word (a plane of padding, which the mma skip). */
 __device__ __forceinline__ void mm_stage(uint32_t *sa, uint32_t *sb, const MmArgs &p,
                                          const uint32_t *a, const uint32_t *b, int64_t r0,
                                          int64_t c0, int64_t k0) {
@@ -189,27 +207,65 @@ __device__ __forceinline__ void mm_stage(uint32_t *sa, uint32_t *sb, const MmArg
   for (int u = 0; u < BM * 4 / MM_THREADS; u++) {
     int c = tid + u * MM_THREADS, row = c >> 2, q = c & 3;
     int64_t gr = r0 + row, gk = k0 + q * 4;
-    bool ok = gr < p.m && gk < p.w;
-    cp_async16(sa + (q >> 1) * BM * 8 + row * 8 + (q & 1) * 4, ok ? a + gr * p.w + gk : a, ok);
+    if (gr < p.m && gk < p.w)
+      cp_async16(sa + (q >> 1) * BM * 8 + row * 8 + (q & 1) * 4, a + gr * p.w + gk);
   }
 #pragma unroll
   for (int u = 0; u < BN * 4 / MM_THREADS; u++) {
     int c = tid + u * MM_THREADS, row = c >> 2, q = c & 3;
     int64_t gr = c0 + row, gk = k0 + q * 4;
-    bool ok = gr < p.n && gk < p.w;
-    cp_async16(sb + (q >> 1) * BN * 8 + row * 8 + (q & 1) * 4, ok ? b + gr * p.w + gk : b, ok);
+    if (gr < p.n && gk < p.w)
+      cp_async16(sb + (q >> 1) * BN * 8 + row * 8 + (q & 1) * 4, b + gr * p.w + gk);
   }
 }
 
-__global__ void __launch_bounds__(MM_THREADS, 1) binary_mm_tc(MmArgs p) {
+/* The block at (r0, c0) from its accumulators: out's values, or with
+ * FILTER the candidates. */
+template <bool FILTER>
+__device__ __forceinline__ void mm_epilogue(const MmArgs &p, int (&acc)[4][8][4], int64_t z,
+                                            int64_t r0, int64_t c0, int wm, int wn, int g,
+                                            int t) {
+  const int *pa = p.pa + z * p.spa, *pb = p.pb + z * p.spb;
+  int32_t *out = p.out + z * p.so;
+#pragma unroll
+  for (int i = 0; i < 4; i++)
+#pragma unroll
+    for (int h = 0; h < 2; h++) {
+      int64_t row = r0 + wm * 64 + i * 16 + g + h * 8;
+      if (row >= p.m) continue;
+      int ra = pa[row];
+      uint32_t th = FILTER ? p.thr[row * p.thr_stride] : 0;
+#pragma unroll
+      for (int j = 0; j < 8; j++) {
+        int64_t col = c0 + wn * 64 + j * 8 + t * 2;
+#pragma unroll
+        for (int e = 0; e < 2; e++)
+          if (col + e < p.n) {
+            int dist = ra + pb[col + e] - 2 * acc[i][j][h * 2 + e];
+            if (!FILTER) {
+              out[row * p.ldo + col + e] = p.hamming ? dist : (int32_t)(p.bits - 2 * dist);
+            } else if ((uint32_t)dist < th) {
+              int pos = atomicAdd(p.count + row, 1);
+              if (pos < p.cap) {
+                p.cand_d[row * p.cap + pos] = (uint32_t)dist;
+                p.cand_i[row * p.cap + pos] = (uint32_t)(p.base + col + e);
+              }
+            }
+          }
+      }
+    }
+}
+
+template <bool FILTER> __global__ void __launch_bounds__(MM_THREADS, 1) binary_mm_tc(MmArgs p) {
   extern __shared__ __align__(16) uint32_t mm_smem[];
   uint32_t *smem = mm_smem;
   const int64_t z = blockIdx.z;
   const uint32_t *a = p.a + z * p.sa, *b = p.b + z * p.sb;
-  const int64_t r0 = (int64_t)blockIdx.y * BM, c0 = (int64_t)blockIdx.x * BN;
+  const int64_t r0 = (int64_t)blockIdx.y * BM, tile0 = (int64_t)blockIdx.x * p.tpc;
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
   const int wm = warp >> 2, wn = warp & 3; /* 2 x 4 warps of 64 x 64 */
-  const int64_t steps = (p.w + BKW - 1) / BKW;
+  const int64_t steps = (p.w + BKW - 1) / BKW, tiles = (p.n + BN - 1) / BN;
+  const int64_t iters = (tiles - tile0 < p.tpc ? tiles - tile0 : p.tpc) * steps;
   int acc[4][8][4];
 #pragma unroll
   for (int i = 0; i < 4; i++)
@@ -218,23 +274,27 @@ __global__ void __launch_bounds__(MM_THREADS, 1) binary_mm_tc(MmArgs p) {
 #pragma unroll
       for (int e = 0; e < 4; e++) acc[i][j][e] = 0;
 
+  /* iteration it: k-step it % steps of column tile tile0 + it / steps */
 #pragma unroll
   for (int s = 0; s < STAGES - 1; s++) {
     uint32_t *sa = smem + s * (BM + BN) * BKW;
-    if (s < steps) mm_stage(sa, sa + BM * BKW, p, a, b, r0, c0, s * BKW);
+    if (s < iters)
+      mm_stage(sa, sa + BM * BKW, p, a, b, r0, (tile0 + s / steps) * BN, s % steps * BKW);
     cp_async_commit();
   }
-  for (int64_t kt = 0; kt < steps; kt++) {
+  for (int64_t it = 0; it < iters; it++) {
     cp_async_wait<STAGES - 2>();
-    __syncthreads(); /* stage kt is in; stage kt - 1 is read by all */
-    int64_t next = kt + STAGES - 1;
-    if (next < steps) {
+    __syncthreads(); /* stage it is in; stage it - 1 is read by all */
+    int64_t next = it + STAGES - 1;
+    if (next < iters) {
       uint32_t *sa = smem + next % STAGES * (BM + BN) * BKW;
-      mm_stage(sa, sa + BM * BKW, p, a, b, r0, c0, next * BKW);
+      mm_stage(sa, sa + BM * BKW, p, a, b, r0, (tile0 + next / steps) * BN,
+               next % steps * BKW);
     }
     cp_async_commit();
-    const uint32_t *as = smem + kt % STAGES * (BM + BN) * BKW, *bs = as + BM * BKW;
-    const bool half = kt * BKW + BKW / 2 >= p.w; /* the stage's words 8..15 are zeros */
+    const int64_t ks = it % steps;
+    const uint32_t *as = smem + it % STAGES * (BM + BN) * BKW, *bs = as + BM * BKW;
+    const bool half = ks * BKW + BKW / 2 >= p.w; /* the second plane is padding */
 #pragma unroll
     for (int h = 0; h < 2; h++) {
       if (h == 1 && half) break;
@@ -253,34 +313,25 @@ __global__ void __launch_bounds__(MM_THREADS, 1) binary_mm_tc(MmArgs p) {
           mma_and_popc(acc[i][j], lo[i].x, hi[i].x, lo[i].y, hi[i].y, bv.x, bv.y);
       }
     }
-  }
-
-  const int *pa = p.pa + z * p.spa, *pb = p.pb + z * p.spb;
-  int32_t *out = p.out + z * p.so;
+    if (ks == steps - 1) {
+      mm_epilogue<FILTER>(p, acc, z, r0, (tile0 + it / steps) * BN, wm, wn, g, t);
 #pragma unroll
-  for (int i = 0; i < 4; i++)
+      for (int i = 0; i < 4; i++)
 #pragma unroll
-    for (int h = 0; h < 2; h++) {
-      int64_t row = r0 + wm * 64 + i * 16 + g + h * 8;
-      if (row >= p.m) continue;
-      int ra = pa[row];
+        for (int j = 0; j < 8; j++)
 #pragma unroll
-      for (int j = 0; j < 8; j++) {
-        int64_t col = c0 + wn * 64 + j * 8 + t * 2;
-#pragma unroll
-        for (int e = 0; e < 2; e++)
-          if (col + e < p.n) {
-            int dist = ra + pb[col + e] - 2 * acc[i][j][h * 2 + e];
-            out[row * p.ldo + col + e] = p.hamming ? dist : (int32_t)(p.bits - 2 * dist);
-          }
-      }
+          for (int e = 0; e < 4; e++) acc[i][j][e] = 0;
     }
+  }
+  cp_async_wait<0>();
 }
 
-/* The launches of p over `batch` items, within the grid's limits. */
-static int mm_launch(cuda_dev *d, MmArgs p, int64_t batch, const char *op) {
+/* The launches of p over `batch` items, within the grid's limits; tpc
+ * column tiles a CTA where k is short. */
+template <bool FILTER> static int mm_launch(cuda_dev *d, MmArgs p, int64_t batch, const char *op) {
   const int64_t zmax = 65535, rmax = (int64_t)65535 * BM;
-  const int64_t m = p.m;
+  const int64_t m = p.m, steps = (p.w + BKW - 1) / BKW, tiles = (p.n + BN - 1) / BN;
+  p.tpc = steps >= 8 ? 1 : 8 / steps;
   for (int64_t z0 = 0; z0 < batch; z0 += zmax)
     for (int64_t i0 = 0; i0 < m; i0 += rmax) {
       MmArgs q = p;
@@ -289,10 +340,17 @@ static int mm_launch(cuda_dev *d, MmArgs p, int64_t batch, const char *op) {
       q.b += z0 * p.sb;
       q.pb += z0 * p.spb;
       q.out += z0 * p.so + i0 * p.ldo;
+      if (FILTER) {
+        q.thr += i0 * p.thr_stride;
+        q.cand_d += i0 * p.cap;
+        q.cand_i += i0 * p.cap;
+        q.count += i0;
+      }
       q.m = m - i0 < rmax ? m - i0 : rmax;
       int64_t nz = batch - z0 < zmax ? batch - z0 : zmax;
-      dim3 grid((unsigned)((p.n + BN - 1) / BN), (unsigned)((q.m + BM - 1) / BM), (unsigned)nz);
-      int rc = cuda_launch<binary_mm_tc>(d, grid, MM_THREADS, MM_SMEM, op, q);
+      dim3 grid((unsigned)((tiles + p.tpc - 1) / p.tpc), (unsigned)((q.m + BM - 1) / BM),
+                (unsigned)nz);
+      int rc = cuda_launch<binary_mm_tc<FILTER>>(d, grid, MM_THREADS, MM_SMEM, op, q);
       if (rc) return rc;
     }
   return ML_OK;
@@ -311,25 +369,53 @@ static int cuda_binary_mm(const ml_binary_mm_desc *p) {
   if (!rc) rc = popc_rows(d, a, batch * m, w, pa.as<int>(), op);
   if (!rc) rc = popc_rows(d, b, batch * n, w, pb.as<int>(), op);
   if (rc) return rc;
-  MmArgs q = {a, b, pa.as<int>(), pb.as<int>(), array_ptr<int32_t>(p->out), m, n, w, n,
-              p->bits, m * w, n * w, m, n, m * n, p->hamming};
-  return mm_launch(d, q, batch, op);
+  MmArgs q = {};
+  q.a = a;
+  q.b = b;
+  q.pa = pa.as<int>();
+  q.pb = pb.as<int>();
+  q.out = array_ptr<int32_t>(p->out);
+  q.m = m;
+  q.n = n;
+  q.w = w;
+  q.ldo = n;
+  q.bits = p->bits;
+  q.sa = m * w;
+  q.sb = n * w;
+  q.spa = m;
+  q.spb = n;
+  q.so = m * n;
+  q.hamming = p->hamming;
+  return mm_launch<false>(d, q, batch, op);
 }
 
 /* ---- knn ---- */
 
-/* The work block's bytes at most, and the queries a chunk. */
+/* The work block's bytes at most, the queries a chunk, and the
+ * candidates a query of the filter (at least; 8 k when more). */
 #define KNN_WORK_BYTES ((int64_t)512 << 20)
-#define KNN_QUERIES 32768
+#define KNN_QUERIES 16384
+#define KNN_CAP 2048
+
+/* Where a row's candidates come from (knn_row). */
+enum { SRC_TILE, SRC_FILTER };
 
 struct KnnArgs {
-  const uint32_t *work; /* mt x nt distances */
+  const uint32_t *work; /* mt x nt distances (SRC_TILE) */
   int64_t mt, nt, k, base;
   uint32_t *dist;       /* mt x k: the lists (distances as order keys) */
   int64_t *index;       /* mt x k, 1-based; INT64_MAX for an empty place */
   uint32_t *lk;         /* scratch: mt x 2k pairs, a block's lists */
   int64_t *li;
   int first;            /* the lists hold nothing yet */
+  /* SRC_FILTER: the filter's candidates of row i, or where they
+   * overflowed (count[i] > cap), every reference from base to n - 1
+   * again, its distance computed here */
+  const uint32_t *cand_d, *cand_i;
+  const int *count;
+  int64_t cap;
+  const uint32_t *q, *r; /* the chunk's queries, all references */
+  int64_t w, n;
 };
 
 /* Offers a thread's U candidates that do not lose to the threshold th
@@ -349,32 +435,63 @@ __device__ __forceinline__ void knn_offer(const Lists<uint32_t> &w, int tid, uin
   }
 }
 
-/* Query row i: its old list and row i of the work block through the
- * selection w, then the list back to dist and index. */
-template <int G, int BB, int U>
-__device__ void knn_row(const KnnArgs &a, const Lists<uint32_t> &w, int tid, int64_t i) {
-  sel_start<uint32_t, G>(w, tid);
-  uint32_t th = w.st->thk;
-  for (int64_t p0 = 0; !a.first && p0 < a.k; p0 += G) {
-    int64_t p = p0 + tid;
-    Cands<uint32_t, 1> c;
-    c.ok[0] = p < a.k;
-    c.key[0] = c.ok[0] ? a.dist[i * a.k + p] : 0;
-    c.id[0] = c.ok[0] ? a.index[i * a.k + p] : 0;
-    c.ok[0] = c.ok[0] && c.id[0] != INT64_MAX;
-    knn_offer<G, BB, 1>(w, tid, th, c);
-  }
-  const uint32_t *row = a.work + i * a.nt;
-  for (int64_t j0 = 0; j0 < a.nt; j0 += (int64_t)G * U) {
+/* Offers pairs j = 0 .. len - 1, get(j, key, id) making pair j, U a
+ * thread at a time. */
+template <int G, int BB, int U, class Get>
+__device__ __forceinline__ void knn_offer_all(const Lists<uint32_t> &w, int tid, uint32_t &th,
+                                              int64_t len, Get get) {
+  for (int64_t j0 = 0; j0 < len; j0 += (int64_t)G * U) {
     Cands<uint32_t, U> c;
 #pragma unroll
     for (int u = 0; u < U; u++) {
       int64_t j = j0 + tid + (int64_t)G * u;
-      c.ok[u] = j < a.nt;
-      c.key[u] = c.ok[u] ? __ldcs(row + j) : 0;
-      c.id[u] = a.base + j + 1;
+      c.ok[u] = j < len;
+      c.key[u] = 0;
+      c.id[u] = 0;
+      if (c.ok[u]) get(j, c.key[u], c.id[u]);
     }
     knn_offer<G, BB, U>(w, tid, th, c);
+  }
+}
+
+/* Query row i: its old list and its new candidates through the selection
+ * w, then the list back to dist and index. */
+template <int SRC, int G, int BB, int U>
+__device__ void knn_row(const KnnArgs &a, const Lists<uint32_t> &w, int tid, int64_t i) {
+  sel_start<uint32_t, G>(w, tid);
+  uint32_t th = w.st->thk;
+  if (!a.first)
+    knn_offer_all<G, BB, 1>(w, tid, th, a.k, [&](int64_t p, uint32_t &key, int64_t &id) {
+      id = a.index[i * a.k + p];
+      key = a.dist[i * a.k + p];
+      if (id == INT64_MAX) key = none_key<uint32_t>(); /* loses to every pair */
+    });
+  if (SRC == SRC_TILE) {
+    const uint32_t *row = a.work + i * a.nt;
+    knn_offer_all<G, BB, U>(w, tid, th, a.nt, [&](int64_t j, uint32_t &key, int64_t &id) {
+      key = __ldcs(row + j);
+      id = a.base + j + 1;
+    });
+  } else if (a.count[i] <= a.cap) {
+    const uint32_t *cd = a.cand_d + i * a.cap, *ci = a.cand_i + i * a.cap;
+    knn_offer_all<G, BB, U>(w, tid, th, a.count[i], [&](int64_t j, uint32_t &key, int64_t &id) {
+      key = cd[j];
+      id = (int64_t)ci[j] + 1;
+    });
+  } else {
+    const uint4 *qi = (const uint4 *)(a.q + i * a.w);
+    knn_offer_all<G, BB, U>(w, tid, th, a.n - a.base,
+                            [&](int64_t j, uint32_t &key, int64_t &id) {
+                              const uint4 *rj = (const uint4 *)(a.r + (a.base + j) * a.w);
+                              int s = 0;
+                              for (int64_t v = 0; v < a.w / 4; v++) {
+                                uint4 x = __ldg(qi + v), y = __ldg(rj + v);
+                                s += __popc(x.x ^ y.x) + __popc(x.y ^ y.y) +
+                                     __popc(x.z ^ y.z) + __popc(x.w ^ y.w);
+                              }
+                              key = (uint32_t)s;
+                              id = a.base + j + 1;
+                            });
   }
   sel_finish<uint32_t, G, BB>(w, tid);
   int64_t off = w.st->cur * w.L;
@@ -386,7 +503,7 @@ __device__ void knn_row(const KnnArgs &a, const Lists<uint32_t> &w, int tid, int
 }
 
 /* A warp a query, lists in shared memory (k <= WARP_L). */
-__global__ void __launch_bounds__(SEL_WARPS * 32) binary_knn_warp(KnnArgs a) {
+template <int SRC> __global__ void __launch_bounds__(SEL_WARPS * 32) binary_knn_warp(KnnArgs a) {
   extern __shared__ __align__(16) unsigned char smem[];
   const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5;
   const size_t per = sel_bytes<uint32_t>(a.k, WARP_BB + 32);
@@ -394,19 +511,33 @@ __global__ void __launch_bounds__(SEL_WARPS * 32) binary_knn_warp(KnnArgs a) {
       sel_carve<uint32_t>(smem + wid * per, a.k, WARP_BB + 32, true, nullptr, nullptr);
   for (int64_t i = (int64_t)blockIdx.x * SEL_WARPS + wid; i < a.mt;
        i += (int64_t)gridDim.x * SEL_WARPS)
-    knn_row<32, WARP_BB, 8>(a, w, lane, i);
+    knn_row<SRC, 32, WARP_BB, 8>(a, w, lane, i);
 }
 
 /* A block a query, lists in global scratch (k > WARP_L). */
-__global__ void __launch_bounds__(BLOCK_G) binary_knn_block(KnnArgs a) {
+template <int SRC> __global__ void __launch_bounds__(BLOCK_G) binary_knn_block(KnnArgs a) {
   __shared__ __align__(16) unsigned char smem[sel_bytes<uint32_t>(0, BLOCK_BB + BLOCK_G)];
   for (int64_t i = blockIdx.x; i < a.mt; i += gridDim.x) {
     Lists<uint32_t> w = sel_carve<uint32_t>(smem, a.k, BLOCK_BB + BLOCK_G, false,
                                             a.lk + i * 2 * a.k, a.li + i * 2 * a.k);
-    knn_row<BLOCK_G, BLOCK_BB, 1>(a, w, threadIdx.x, i);
+    knn_row<SRC, BLOCK_G, BLOCK_BB, 1>(a, w, threadIdx.x, i);
   }
 }
 
+template <int SRC> static int knn_select(cuda_dev *d, const KnnArgs &a, const char *op) {
+  if (a.k <= WARP_L)
+    return cuda_launch<binary_knn_warp<SRC>>(d, blocks_for(a.mt, SEL_WARPS), SEL_WARPS * 32,
+                                             SEL_WARPS * sel_bytes<uint32_t>(a.k, WARP_BB + 32),
+                                             op, a);
+  return cuda_launch<binary_knn_block<SRC>>(d, blocks_for(a.mt, 1), BLOCK_G, 0, op, a);
+}
+
+/* A query chunk's search: the first nt references through the work block
+ * (a tile), which makes every list full when nt >= 8 k; then the filter
+ * over the rest keeps the pairs below each list's k-th distance (a later
+ * reference at that distance loses to the list's, its index being
+ * larger), and a merge of each list with its candidates. Where nt < 8 k,
+ * the references go through the work block nt at a time. */
 static int cuda_binary_knn(const ml_binary_knn_desc *p) {
   cuda_dev *d;
   int rc = cuda_enter(array_device(p->queries), &d);
@@ -416,33 +547,88 @@ static int cuda_binary_knn(const ml_binary_knn_desc *p) {
   int64_t mt = m < KNN_QUERIES ? m : KNN_QUERIES;
   int64_t nt = KNN_WORK_BYTES / 4 / mt / BN * BN;
   nt = nt < BN ? BN : nt > n ? n : nt;
+  const bool filter = nt < n && 8 * k <= nt;
+  const int64_t cap = KNN_CAP > 8 * k ? KNN_CAP : 8 * k;
   const uint32_t *q = array_ptr<const uint32_t>(p->queries);
   const uint32_t *r = array_ptr<const uint32_t>(p->refs);
-  cuda_scratch pq, pr, work, lk, li;
+  cuda_scratch pq, pr, work, lk, li, cd, ci, count;
   rc = pq.get(d->index, (size_t)m * sizeof(int), op);
   if (!rc) rc = pr.get(d->index, (size_t)n * sizeof(int), op);
   if (!rc) rc = work.get(d->index, (size_t)(mt * nt) * sizeof(uint32_t), op);
   if (!rc && k > WARP_L) rc = lk.get(d->index, (size_t)(mt * 2 * k) * sizeof(uint32_t), op);
   if (!rc && k > WARP_L) rc = li.get(d->index, (size_t)(mt * 2 * k) * sizeof(int64_t), op);
+  if (!rc && filter) rc = cd.get(d->index, (size_t)(mt * cap) * sizeof(uint32_t), op);
+  if (!rc && filter) rc = ci.get(d->index, (size_t)(mt * cap) * sizeof(uint32_t), op);
+  if (!rc && filter) rc = count.get(d->index, (size_t)mt * sizeof(int), op);
   if (!rc) rc = popc_rows(d, q, m, w, pq.as<int>(), op);
   if (!rc) rc = popc_rows(d, r, n, w, pr.as<int>(), op);
   for (int64_t i0 = 0; !rc && i0 < m; i0 += mt) {
     int64_t mi = m - i0 < mt ? m - i0 : mt;
-    for (int64_t j0 = 0; !rc && j0 < n; j0 += nt) {
+    uint32_t *dist = array_ptr<uint32_t>(p->dist) + i0 * k;
+    int64_t *index = array_ptr<int64_t>(p->index) + i0 * k;
+    for (int64_t j0 = 0; !rc && j0 < (filter ? nt : n); j0 += nt) {
       int64_t nj = n - j0 < nt ? n - j0 : nt;
-      MmArgs g = {q + i0 * w, r + j0 * w, pq.as<int>() + i0, pr.as<int>() + j0,
-                  work.as<int32_t>(), mi, nj, w, nj, 0, 0, 0, 0, 0, 0, 1};
-      rc = mm_launch(d, g, 1, op);
-      KnnArgs a = {work.as<uint32_t>(), mi, nj, k, j0,
-                   array_ptr<uint32_t>(p->dist) + i0 * k, array_ptr<int64_t>(p->index) + i0 * k,
-                   lk.as<uint32_t>(), li.as<int64_t>(), j0 == 0};
-      if (!rc && k <= WARP_L)
-        rc = cuda_launch<binary_knn_warp>(d, blocks_for(mi, SEL_WARPS), SEL_WARPS * 32,
-                                          SEL_WARPS * sel_bytes<uint32_t>(k, WARP_BB + 32), op,
-                                          a);
-      else if (!rc)
-        rc = cuda_launch<binary_knn_block>(d, blocks_for(mi, 1), BLOCK_G, 0, op, a);
+      MmArgs g = {};
+      g.a = q + i0 * w;
+      g.b = r + j0 * w;
+      g.pa = pq.as<int>() + i0;
+      g.pb = pr.as<int>() + j0;
+      g.out = work.as<int32_t>();
+      g.m = mi;
+      g.n = nj;
+      g.w = w;
+      g.ldo = nj;
+      g.hamming = 1;
+      rc = mm_launch<false>(d, g, 1, op);
+      KnnArgs a = {};
+      a.work = work.as<uint32_t>();
+      a.mt = mi;
+      a.nt = nj;
+      a.k = k;
+      a.base = j0;
+      a.dist = dist;
+      a.index = index;
+      a.lk = lk.as<uint32_t>();
+      a.li = li.as<int64_t>();
+      a.first = j0 == 0;
+      if (!rc) rc = knn_select<SRC_TILE>(d, a, op);
     }
+    if (rc || !filter) continue;
+    rc = cuda_check(cudaMemsetAsync(count.ptr, 0, (size_t)mi * sizeof(int), d->stream), op);
+    MmArgs g = {};
+    g.a = q + i0 * w;
+    g.b = r + nt * w;
+    g.pa = pq.as<int>() + i0;
+    g.pb = pr.as<int>() + nt;
+    g.m = mi;
+    g.n = n - nt;
+    g.w = w;
+    g.hamming = 1;
+    g.thr = dist + k - 1;
+    g.thr_stride = k;
+    g.base = nt;
+    g.cap = cap;
+    g.cand_d = cd.as<uint32_t>();
+    g.cand_i = ci.as<uint32_t>();
+    g.count = count.as<int>();
+    if (!rc) rc = mm_launch<true>(d, g, 1, op);
+    KnnArgs a = {};
+    a.mt = mi;
+    a.k = k;
+    a.base = nt;
+    a.dist = dist;
+    a.index = index;
+    a.lk = lk.as<uint32_t>();
+    a.li = li.as<int64_t>();
+    a.cand_d = cd.as<uint32_t>();
+    a.cand_i = ci.as<uint32_t>();
+    a.count = count.as<int>();
+    a.cap = cap;
+    a.q = q + i0 * w;
+    a.r = r;
+    a.w = w;
+    a.n = n;
+    if (!rc) rc = knn_select<SRC_FILTER>(d, a, op);
   }
   return rc;
 }
