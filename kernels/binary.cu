@@ -23,9 +23,9 @@
  * mma is free as long as A and B agree: thread t's words 2t and 2t + 1
  * go to the mma's k-slots t and t + 4, for A and B alike. The epilogue
  * turns popc(a AND b) into the dot product or the distance with the rows'
- * popcounts (binary_popc_rows). Past the last row, column or word, the
- * stages are zero-filled (cp.async with no source bytes), which adds
- * nothing to an AND.
+ * popcounts (binary_popc_rows). Nothing is loaded past the last row or
+ * column (their results are not stored) or word (a plane of padding is
+ * skipped).
  *
  * A CTA runs tpc column tiles through one pipeline when k is short (the
  * 256-bit codes of a search: one stage a tile), so that loads of the next
