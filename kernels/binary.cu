@@ -227,6 +227,9 @@ __device__ __forceinline__ void mm_epilogue(const MmArgs &p, int (&acc)[4][8][4]
                                             int t) {
   const int *pa = p.pa + z * p.spa, *pb = p.pb + z * p.spb;
   int32_t *out = p.out + z * p.so;
+  /* col is even: pairs are 8-byte aligned when the rows and the block
+   * are */
+  const bool pair = !FILTER && (p.ldo & 1) == 0 && ((uintptr_t)out & 7) == 0;
 #pragma unroll
   for (int i = 0; i < 4; i++)
 #pragma unroll
@@ -238,6 +241,16 @@ __device__ __forceinline__ void mm_epilogue(const MmArgs &p, int (&acc)[4][8][4]
 #pragma unroll
       for (int j = 0; j < 8; j++) {
         int64_t col = c0 + wn * 64 + j * 8 + t * 2;
+        if (!FILTER && pair && col + 1 < p.n) { /* both, 8 bytes at once */
+          int d0 = ra + pb[col] - 2 * acc[i][j][h * 2];
+          int d1 = ra + pb[col + 1] - 2 * acc[i][j][h * 2 + 1];
+          if (!p.hamming) {
+            d0 = (int)(p.bits - 2 * d0);
+            d1 = (int)(p.bits - 2 * d1);
+          }
+          *(int2 *)(out + row * p.ldo + col) = make_int2(d0, d1);
+          continue;
+        }
 #pragma unroll
         for (int e = 0; e < 2; e++)
           if (col + e < p.n) {

@@ -79,8 +79,8 @@ print(h[{1, 1}], h[{1, 2}])  --> 2 0]],
       name = "binary.to",
       usage = {"ml.binary.to(p, device)", "p:to(device)"},
       doc = [[
-The packed array p on device ("cpu", "cuda", "cuda:N"); p itself when
-it is there.]],
+The packed array p on device ("cpu", "cuda", "cuda:N"), sharing p's
+words when they are there already.]],
       returns = "a packed array.",
       example = [[
 print(ml.binary.pack(ml.ones(2, 5)):to("cpu").device)  --> cpu]],
