@@ -31,7 +31,7 @@
  * 256-bit codes of a search: one stage a tile), so that loads of the next
  * tiles overlap the epilogue of the last.
  *
- * knn: a query chunk meets the first nt references through a work block
+ * knn: a query chunk meets the first references through a work block
  * of distances (mm's kernel) and a warp a query (a block for k > WARP_L)
  * selects with select.cuh's engine, keys the distances themselves; that
  * fills every list, and its k-th distance bounds the query's answer.
@@ -404,11 +404,13 @@ static int cuda_binary_mm(const ml_binary_mm_desc *p) {
 
 /* ---- knn ---- */
 
-/* The work block's bytes at most, the queries a chunk, and the
- * candidates a query of the filter (at least; 8 k when more). */
+/* The work block's bytes at most (and the filter's candidates'), the
+ * queries a chunk, the candidates a query of the filter at least, and the
+ * first chunk of the filtered search at least (and 16 k). */
 #define KNN_WORK_BYTES ((int64_t)512 << 20)
 #define KNN_QUERIES 16384
 #define KNN_CAP 2048
+#define KNN_SAMPLE 4096
 
 /* Where a row's candidates come from (knn_row). */
 enum { SRC_TILE, SRC_FILTER };
@@ -545,12 +547,25 @@ template <int SRC> static int knn_select(cuda_dev *d, const KnnArgs &a, const ch
   return cuda_launch<binary_knn_block<SRC>>(d, blocks_for(a.mt, 1), BLOCK_G, 0, op, a);
 }
 
-/* A query chunk's search: the first nt references through the work block
- * (a tile), which makes every list full when nt >= 8 k; then the filter
- * over the rest keeps the pairs below each list's k-th distance (a later
+/* A query's candidates for a first chunk of s references: about k (n -
+ * s) / s pass the filter on random codes, so thrice that, within the
+ * bounds (a query that overflows is recomputed, which is slow but
+ * exact). */
+static int64_t knn_cap(int64_t k, int64_t n, int64_t s, int64_t mt) {
+  int64_t cap = 3 * k * (n - s) / s, most = KNN_WORK_BYTES / 8 / mt;
+  cap = cap > KNN_CAP ? cap : KNN_CAP;
+  cap = cap > 8 * k ? cap : 8 * k;
+  return cap < most ? cap : most > 8 * k ? most : 8 * k;
+}
+
+/* A query chunk's search: the first s references through the work block
+ * (a tile), which makes every list full (s >= 8 k); then the filter over
+ * the rest keeps the pairs below each list's k-th distance (a later
  * reference at that distance loses to the list's, its index being
- * larger), and a merge of each list with its candidates. Where nt < 8 k,
- * the references go through the work block nt at a time. */
+ * larger), and a merge of each list with its candidates. s is
+ * KNN_SAMPLE or 16 k, or nt when the candidates would take more than the
+ * work block. Where nt < 8 k, the references go through the work block
+ * nt at a time. */
 static int cuda_binary_knn(const ml_binary_knn_desc *p) {
   cuda_dev *d;
   int rc = cuda_enter(array_device(p->queries), &d);
@@ -560,14 +575,17 @@ static int cuda_binary_knn(const ml_binary_knn_desc *p) {
   int64_t mt = m < KNN_QUERIES ? m : KNN_QUERIES;
   int64_t nt = KNN_WORK_BYTES / 4 / mt / BN * BN;
   nt = nt < BN ? BN : nt > n ? n : nt;
-  const bool filter = nt < n && 8 * k <= nt;
-  const int64_t cap = KNN_CAP > 8 * k ? KNN_CAP : 8 * k;
+  int64_t smp = (16 * k > KNN_SAMPLE ? 16 * k : KNN_SAMPLE) + BN - 1;
+  smp = smp / BN * BN;
+  if (smp > nt || (double)mt * 3 * k * (n - smp) / smp * 8 > KNN_WORK_BYTES) smp = nt;
+  const bool filter = smp < n && 8 * k <= smp;
+  const int64_t cap = filter ? knn_cap(k, n, smp, mt) : 0, step = filter ? smp : nt;
   const uint32_t *q = array_ptr<const uint32_t>(p->queries);
   const uint32_t *r = array_ptr<const uint32_t>(p->refs);
   cuda_scratch pq, pr, work, lk, li, cd, ci, count;
   rc = pq.get(d->index, (size_t)m * sizeof(int), op);
   if (!rc) rc = pr.get(d->index, (size_t)n * sizeof(int), op);
-  if (!rc) rc = work.get(d->index, (size_t)(mt * nt) * sizeof(uint32_t), op);
+  if (!rc) rc = work.get(d->index, (size_t)(mt * step) * sizeof(uint32_t), op);
   if (!rc && k > WARP_L) rc = lk.get(d->index, (size_t)(mt * 2 * k) * sizeof(uint32_t), op);
   if (!rc && k > WARP_L) rc = li.get(d->index, (size_t)(mt * 2 * k) * sizeof(int64_t), op);
   if (!rc && filter) rc = cd.get(d->index, (size_t)(mt * cap) * sizeof(uint32_t), op);
@@ -579,8 +597,8 @@ static int cuda_binary_knn(const ml_binary_knn_desc *p) {
     int64_t mi = m - i0 < mt ? m - i0 : mt;
     uint32_t *dist = array_ptr<uint32_t>(p->dist) + i0 * k;
     int64_t *index = array_ptr<int64_t>(p->index) + i0 * k;
-    for (int64_t j0 = 0; !rc && j0 < (filter ? nt : n); j0 += nt) {
-      int64_t nj = n - j0 < nt ? n - j0 : nt;
+    for (int64_t j0 = 0; !rc && j0 < (filter ? smp : n); j0 += step) {
+      int64_t nj = n - j0 < step ? n - j0 : step;
       MmArgs g = {};
       g.a = q + i0 * w;
       g.b = r + j0 * w;
@@ -610,16 +628,16 @@ static int cuda_binary_knn(const ml_binary_knn_desc *p) {
     rc = cuda_check(cudaMemsetAsync(count.ptr, 0, (size_t)mi * sizeof(int), d->stream), op);
     MmArgs g = {};
     g.a = q + i0 * w;
-    g.b = r + nt * w;
+    g.b = r + smp * w;
     g.pa = pq.as<int>() + i0;
-    g.pb = pr.as<int>() + nt;
+    g.pb = pr.as<int>() + smp;
     g.m = mi;
-    g.n = n - nt;
+    g.n = n - smp;
     g.w = w;
     g.hamming = 1;
     g.thr = dist + k - 1;
     g.thr_stride = k;
-    g.base = nt;
+    g.base = smp;
     g.cap = cap;
     g.cand_d = cd.as<uint32_t>();
     g.cand_i = ci.as<uint32_t>();
@@ -628,7 +646,7 @@ static int cuda_binary_knn(const ml_binary_knn_desc *p) {
     KnnArgs a = {};
     a.mt = mi;
     a.k = k;
-    a.base = nt;
+    a.base = smp;
     a.dist = dist;
     a.index = index;
     a.lk = lk.as<uint32_t>();

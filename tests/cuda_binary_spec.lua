@@ -96,8 +96,8 @@ describe("cuda knn hamming", function()
 
   it("filters past the first chunk, and tiles every chunk for large k", function()
     ml.seed(16)
-    -- 2048 queries: a first chunk of 65536 references, then the filter
-    -- for k <= 8192, tiles of 65536 beyond (kernels/binary.cu)
+    -- 2048 queries: a first chunk of 4096 references (16 k for k = 300),
+    -- then the filter; tiles of 65536 for k > 8192 (kernels/binary.cu)
     local q, r = pm1({2048, 64}), pm1({70001, 64})
     local pq, pr = ml.binary.pack(q), ml.binary.pack(r)
     for _, k in ipairs({10, 300, 9000}) do
@@ -111,8 +111,8 @@ describe("cuda knn hamming", function()
   it("recomputes the queries whose candidates overflow", function()
     ml.seed(17)
     -- one code for every query, and 4096 copies of it after the first
-    -- chunk: more references nearer than the first chunk's k-th than a
-    -- query's candidates hold
+    -- chunk: for k = 10, more references nearer than the first chunk's
+    -- k-th than a query's candidates hold (2048)
     local q = ml.ones(2048, 1, {dtype = "float32", device = "cpu"}) * pm1({1, 64})
     local r = ml.cat({pm1({65536, 64}), q, q}, 1)
     local pq, pr = ml.binary.pack(q), ml.binary.pack(r)
