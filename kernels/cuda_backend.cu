@@ -14,6 +14,12 @@
 #include "cuda_backend.h"
 #include "launch.cuh"
 
+/* binary.cu: the binary area's table. */
+extern "C" {
+#include "../src/core/binary_backend.h"
+extern const ml_binary_backend cuda_binary_backend;
+}
+
 int cuda_ndevices;
 int cuda_batched_devices;
 PFN_cuLaunchKernel_v4000 cuda_driver_launch;
@@ -177,5 +183,6 @@ extern "C" int cuda_backend_init(void) {
   if (!rc) rc = ml_linalg_backend_register(ML_CUDA, &cuda_linalg_backend);
   if (!rc) rc = ml_conv_backend_register(ML_CUDA, &cuda_conv_backend);
   if (!rc) rc = ml_filter_backend_register(ML_CUDA, &cuda_filter_backend);
+  if (!rc) rc = ml_binary_backend_register(ML_CUDA, &cuda_binary_backend);
   return rc;
 }

@@ -366,7 +366,7 @@ describe("knn", function()
     raises(function() ml.knn(Q, ml.zeros(2, 5, 2), 1) end,
            "knn: queries and references must be matrices (got 3x2 and 2x5x2)")
     raises(function() ml.knn(Q, R, 1, {metric = "manhattan"}) end,
-           "knn: unknown metric 'manhattan' (euclidean, sqeuclidean, cosine or ip)")
+           "knn: unknown metric 'manhattan' (euclidean, sqeuclidean, cosine, ip or hamming)")
     raises(function() ml.knn(Q, R, 1, {budget = 0}) end,
            "knn: budget = 0 bytes must be positive")
     raises(function() ml.knn(Q, R) end, "knn: expected (queries, refs, k")

@@ -134,6 +134,16 @@ local PROBES = {
   knn = function(o) return ml.knn(ml.ones(2, 2), ml.ones(3, 2), 1, o) end,
   conv2d = function(o) return ml.conv2d(ml.ones(1, 2, 3, 3), ml.ones(2, 2, 2, 2), o) end,
   conv1d = function(o) return ml.conv1d(ml.ones(1, 2, 3), ml.ones(2, 2, 2), o) end,
+  ["binary.pack"] = function(o) return ml.binary.pack(ml.ones(2), o) end,
+  ["binary.unpack"] = function(o) return ml.binary.unpack(ml.binary.pack(ml.ones(2)), o) end,
+  ["binary.load"] = function(o)
+    local path = os.tmpname()
+    ml.binary.save(ml.binary.pack(ml.ones(2)), path)
+    local ok, r = pcall(ml.binary.load, path, o)
+    os.remove(path)
+    if not ok then error(r, 0) end
+    return r
+  end,
   ["linalg.cholesky"] = function(o) return ml.linalg.cholesky(ml.eye(2), o) end,
   ["linalg.solve_triangular"] = function(o)
     return ml.linalg.solve_triangular(ml.eye(2), ml.ones(2), o)

@@ -121,6 +121,7 @@ function M.run()
   require("bench.conv").run(add, {bandwidth = bw, gemm32 = gemm_rate.float32})
   collectgarbage()
   require("bench.rearrange").run(add, {bandwidth = bw, gemm32 = gemm_rate.float32})
+  require("bench.binary").run(add, {bandwidth = bw})
   return results, {bandwidth = bw, gemm_rate = gemm_rate.float32}
 end
 

@@ -10,6 +10,7 @@ import time
 import numpy as np
 import torch
 
+import peers_binary_torch
 import peers_conv_torch
 import peers_filter
 import peers_mixture_torch
@@ -106,6 +107,7 @@ def main():
     peers_mixture_torch.main(median_time)
     peers_conv_torch.main(median_time)
     peers_rearrange_torch.main(median_time)
+    peers_binary_torch.main(median_time)
 
 
 main()

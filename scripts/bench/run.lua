@@ -43,6 +43,12 @@ for _, r in ipairs(results) do
     print(("    cupy %s (ratio %.2fx)"):format(bench.format_time(peer[r.name .. "_cupy"]),
       r.time / peer[r.name .. "_cupy"]))
   end
+  for _, alt in ipairs(peer and r.alts or {}) do
+    local pa = peer[r.name .. "_" .. alt]
+    if pa then
+      print(("    %s %s %s (ratio %.2fx)"):format(peer_name, alt, bench.format_time(pa), r.time / pa))
+    end
+  end
   if p and peer[r.name .. "_iters"] then
     print(("    %s ran %d iterations"):format(peer_name, peer[r.name .. "_iters"]))
   end

@@ -175,6 +175,7 @@ int luaopen_moonlab(lua_State *L) {
   l_open_knn(L, module, methods);
   l_open_conv(L, module, methods);
   l_open_filter(L, module, methods);
+  l_open_binary(L);
 
   static const luaL_Reg funcs[] = {
       {"set_default_dtype", set_default_dtype},

@@ -5,6 +5,7 @@
 
 #include "../core/conv_backend.h"
 #include "../core/filter_backend.h"
+#include "../core/binary_backend.h"
 #include "../core/knn_backend.h"
 #include "../core/linalg_backend.h"
 
@@ -88,5 +89,7 @@ extern const ml_linalg_backend cpu_linalg_backend;
 extern const ml_conv_backend cpu_conv_backend;
 /* cpu_filter.c: the filter area's table. */
 extern const ml_filter_backend cpu_filter_backend;
+/* cpu_binary.c: the binary area's table. */
+extern const ml_binary_backend cpu_binary_backend;
 
 #endif

@@ -30,6 +30,8 @@ return function(ml)
   require("moonlab.random").install(ml)
   -- unique, histogram, quantile, the nan-reductions and their kin, in Lua
   require("moonlab.stats").install(ml)
+  -- ml.binary: packed ±1 matrices, their products and Hamming search
+  require("moonlab.binary").install(ml)
   -- `fields` names what __index loads, for the shell's tab completion.
   setmetatable(ml, {
     fields = lazy,

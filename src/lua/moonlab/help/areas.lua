@@ -2,7 +2,7 @@
 -- moonlab.help.<name> (a new area adds its name here).
 return {
   "array", -- first: help(x) for an array x shows it
-  "construct", "convert", "elementwise", "reduce", "products",
+  "construct", "convert", "elementwise", "reduce", "products", "binary",
   "linalg", "shape", "structure", "rearrange", "index", "stats", "random", "io", "knn",
   "cluster", "datasets", "conv", "signal", "ndimage", "plot",
   "runtime", "cuda", "test",

@@ -3,7 +3,8 @@ local METRIC = {
   name = "metric", type = "string", default = '"euclidean"',
   doc = '"euclidean" |q - r|, "sqeuclidean" |q - r|^2, "cosine" '
         .. "1 - q.r / (|q| |r|) (1 when either is the zero vector), "
-        .. 'or "ip" the inner product q.r, largest first',
+        .. 'or "ip" the inner product q.r, largest first; "hamming" '
+        .. "for ±1 codes (ml.binary): the bits that differ",
 }
 local BUDGET = {
   name = "budget", type = "integer", default = "2^30",
@@ -35,7 +36,9 @@ The k rows of refs (n x d) nearest to each row of queries (m x d), by
 the metric, nearest first, ties to the lower index. The inputs promote
 to one dtype (integers compute in float64). k must be 1 to n (1 to n - 1
 with exclude_self); empty queries give 0 x k results. A NaN distance
-ranks after every number.]],
+ranks after every number. With metric "hamming", queries and refs are
+±1 codes, packed by ml.binary.pack (or arrays that it packs along their
+last dimension), no other option applies, and dist is int32.]],
       options = {
         METRIC,
         {name = "exclude_self", type = "boolean", default = "false",

@@ -1,0 +1,126 @@
+-- ml.binary on the GPU against the CPU (kernels/binary.cu against
+-- src/cpu/cpu_binary.c), bit for bit, on random inputs of awkward sizes
+-- that reach every path: words within and across the pack kernel's
+-- groups of 8, products of one and many CTA tiles (128 x 256) with k of
+-- one, two and many stages (512 bits) and half stages, batches, views;
+-- Hamming kNN through the warp lists (k <= 256) and the block lists,
+-- over several reference chunks, with ties. Pending where there is no
+-- GPU.
+local ml = require "moonlab"
+
+if not ml.cuda.available() then
+  describe("cuda binary", function()
+    pending("no CUDA device here (ml.cuda.available() is false): these specs run on a GPU host")
+  end)
+  return
+end
+
+require "moonlab.test"
+
+local GPU = "cuda:0"
+
+local function equal(c, g, what)
+  assert.equal(GPU, g.device, what .. ": device")
+  assert.same(c.shape, g.shape, what .. ": shape")
+  assert.equal(c.dtype, g.dtype, what .. ": dtype")
+  assert.is_true(ml.array_equal(c, g:cpu()), what .. ": values")
+end
+
+-- ±1 float32 on the CPU.
+local function pm1(shape)
+  return ml.where(ml.ge(ml.randn(shape, {device = "cpu"}), 0), 1, -1):astype("float32")
+end
+
+describe("cuda binary.pack and unpack", function()
+  it("pack as the CPU does, for both float dtypes, NaN and views", function()
+    ml.seed(11)
+    for _, len in ipairs({1, 31, 32, 33, 255, 256, 257, 1000, 4097}) do
+      for _, t in ipairs({"float32", "float64", "int32"}) do
+        local x = ml.randn(7, len, {device = "cpu"}):astype(t)
+        equal(ml.binary.pack(x).words, ml.binary.pack(x:cuda()).words, t .. " len " .. len)
+      end
+    end
+    local x = ml.randn(300, 70, {device = "cpu"})
+    x[{3, 5}] = 0 / 0
+    x[{4, 6}] = -0.0
+    equal(ml.binary.pack(x, {dim = 1}).words, ml.binary.pack(x:cuda(), {dim = 1}).words, "dim 1")
+    equal(ml.binary.pack(x:t()).words, ml.binary.pack(x:cuda():t()).words, "transposed")
+  end)
+
+  it("unpack as the CPU does, for every dtype", function()
+    ml.seed(12)
+    local p = ml.binary.pack(ml.randn(5, 3, 333, {device = "cpu"}), {dim = 2})
+    for _, t in ipairs({"float32", "float64", "int32", "int64"}) do
+      equal(p:unpack({dtype = t}), p:to(GPU):unpack({dtype = t}), t)
+    end
+  end)
+end)
+
+describe("cuda binary.mm and hamming", function()
+  it("equal the CPU's on every size of tile and k", function()
+    ml.seed(13)
+    local sizes = {{1, 1}, {1, 300}, {129, 1}, {127, 257}, {131, 263}, {300, 520}}
+    for _, k in ipairs({1, 31, 33, 255, 256, 257, 511, 512, 513, 767, 1000, 4097}) do
+      for _, mn in ipairs(sizes) do
+        local a, b = pm1({mn[1], k}), pm1({k, mn[2]})
+        local what = ("%dx%dx%d"):format(mn[1], k, mn[2])
+        local c = ml.binary.mm(a, b)
+        equal(c, ml.binary.mm(a:cuda(), b:cuda()), what)
+        equal(a:mm(b):astype("int32"), c:cuda():cpu(), what .. " float product")
+        equal(ml.binary.hamming(a, b:t()), ml.binary.hamming(a:cuda(), b:t():cuda()),
+              what .. " hamming")
+      end
+    end
+  end)
+
+  it("batch as the CPU does", function()
+    ml.seed(14)
+    local a, b = pm1({3, 2, 130, 600}), pm1({3, 2, 600, 70})
+    equal(ml.binary.mm(a, b), ml.binary.mm(a:cuda(), b:cuda()), "batch")
+  end)
+end)
+
+describe("cuda knn hamming", function()
+  it("equals the CPU's, ties to the lower index, for short and long lists", function()
+    ml.seed(15)
+    local q, r = pm1({37, 20}), pm1({3001, 20}) -- 20 bits: many ties
+    local pq, pr = ml.binary.pack(q), ml.binary.pack(r)
+    local gq, gr = pq:to(GPU), pr:to(GPU)
+    for _, k in ipairs({1, 10, 32, 256, 257, 700, 3001}) do
+      local cd, ci = ml.knn(pq, pr, k, {metric = "hamming"})
+      local gd, gi = ml.knn(gq, gr, k, {metric = "hamming"})
+      equal(cd, gd, "k = " .. k .. " dist")
+      equal(ci, gi, "k = " .. k .. " index")
+    end
+  end)
+
+  it("filters past the first chunk, and tiles every chunk for large k", function()
+    ml.seed(16)
+    -- 2048 queries: a first chunk of 4096 references (16 k for k = 300),
+    -- then the filter; tiles of 65536 for k > 8192 (kernels/binary.cu)
+    local q, r = pm1({2048, 64}), pm1({70001, 64})
+    local pq, pr = ml.binary.pack(q), ml.binary.pack(r)
+    for _, k in ipairs({10, 300, 9000}) do
+      local cd, ci = ml.knn(pq, pr, k, {metric = "hamming"})
+      local gd, gi = ml.knn(pq:to(GPU), pr:to(GPU), k, {metric = "hamming"})
+      equal(cd, gd, "k = " .. k .. " dist")
+      equal(ci, gi, "k = " .. k .. " index")
+    end
+  end)
+
+  it("recomputes the queries whose candidates overflow", function()
+    ml.seed(17)
+    -- one code for every query, and 4096 copies of it after the first
+    -- chunk: for k = 10, more references nearer than the first chunk's
+    -- k-th than a query's candidates hold (2048)
+    local q = ml.ones(2048, 1, {dtype = "float32", device = "cpu"}) * pm1({1, 64})
+    local r = ml.cat({pm1({65536, 64}), q, q}, 1)
+    local pq, pr = ml.binary.pack(q), ml.binary.pack(r)
+    for _, k in ipairs({10, 300}) do
+      local cd, ci = ml.knn(pq, pr, k, {metric = "hamming"})
+      local gd, gi = ml.knn(pq:to(GPU), pr:to(GPU), k, {metric = "hamming"})
+      equal(cd, gd, "k = " .. k .. " dist")
+      equal(ci, gi, "k = " .. k .. " index")
+    end
+  end)
+end)
