@@ -111,6 +111,16 @@ local PROBES = {
   knn = function(o) return ml.knn(ml.ones(2, 2), ml.ones(3, 2), 1, o) end,
   conv2d = function(o) return ml.conv2d(ml.ones(1, 2, 3, 3), ml.ones(2, 2, 2, 2), o) end,
   conv1d = function(o) return ml.conv1d(ml.ones(1, 2, 3), ml.ones(2, 2, 2), o) end,
+  ["dist.all_reduce"] = function(o) return ml.dist.all_reduce(ml.ones(2), o) end,
+  ["dist.broadcast"] = function(o) return ml.dist.broadcast(ml.ones(2), o) end,
+  ["dist.reduce_scatter"] = function(o)
+    return ml.dist.reduce_scatter(ml.ones(2), o)
+  end,
+  -- one process has no peer: only the options' errors propagate
+  ["dist.recv"] = function(o)
+    local ok, err = pcall(ml.dist.recv, 1, o)
+    if not ok and not err:find("has no peer", 1, true) then error(err, 0) end
+  end,
   ["linalg.cholesky"] = function(o) return ml.linalg.cholesky(ml.eye(2), o) end,
   ["linalg.solve_triangular"] = function(o)
     return ml.linalg.solve_triangular(ml.eye(2), ml.ones(2), o)

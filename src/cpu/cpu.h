@@ -4,6 +4,7 @@
 #define ML_CPU_H
 
 #include "../core/conv_backend.h"
+#include "../core/dist_backend.h"
 #include "../core/filter_backend.h"
 #include "../core/knn_backend.h"
 #include "../core/linalg_backend.h"
@@ -81,5 +82,7 @@ extern const ml_linalg_backend cpu_linalg_backend;
 extern const ml_conv_backend cpu_conv_backend;
 /* cpu_filter.c: the filter area's table. */
 extern const ml_filter_backend cpu_filter_backend;
+/* cpu_dist.c: the collectives area's table (MPI). */
+extern const ml_dist_backend cpu_dist_backend;
 
 #endif

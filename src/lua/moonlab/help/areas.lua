@@ -4,6 +4,6 @@ return {
   "array", -- first: help(x) for an array x shows it
   "construct", "convert", "elementwise", "reduce", "products",
   "linalg", "shape", "structure", "index", "random", "io", "knn", "cluster", "datasets",
-  "conv", "signal", "ndimage",
+  "conv", "signal", "ndimage", "dist",
   "runtime", "cuda", "test",
 }
