@@ -129,6 +129,30 @@ describe("ml.dist", function()
           .. "4 float64 on cpu", 1, true))
       end)
 
+      it("sharded kNN and SUMMA equal the one-process answers", function()
+        local d2, ok2, code2, out2 = job(np, "tests/dist/algorithms.lua")
+        finally(function() cleanup(d2) end)
+        assert.is_true(ok2, ("exit %s: %s"):format(tostring(code2), out2))
+        local refs, queries = D.knn()
+        local dist, index = ml.knn(queries, refs, 7)
+        local A, B = D.matrices()
+        local C = A:mm(B)
+        local names = {"summa_row", "summa_col"}
+        if np == 2 then names[3] = "summa25" end
+        for r = 0, np - 1 do
+          same(dist, load(d2, "knn_dist", r))
+          same(index, load(d2, "knn_index", r))
+          for _, name in ipairs(names) do
+            local p = load(d2, name .. "_place", r)
+            local want = C:narrow(1, p[1], p[2]):narrow(2, p[3], p[4])
+            assert.is_true(ml.allclose(load(d2, name, r), want,
+                                       {rtol = 1e-12, atol = 1e-12}), name)
+          end
+        end
+        assert.truthy(out2:find("mm: rank 0 received %d+ words on a " .. np
+                                .. " x 1 x 1 grid"), out2)
+      end)
+
       it("ends the job with a rank's error, without a hang", function()
         local d, fine, status, output = job(np, "tests/dist/fail.lua")
         cleanup(d)

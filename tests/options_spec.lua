@@ -113,6 +113,12 @@ local PROBES = {
   conv1d = function(o) return ml.conv1d(ml.ones(1, 2, 3), ml.ones(2, 2, 2), o) end,
   ["dist.all_reduce"] = function(o) return ml.dist.all_reduce(ml.ones(2), o) end,
   ["dist.broadcast"] = function(o) return ml.dist.broadcast(ml.ones(2), o) end,
+  ["dist.knn"] = function(o) return ml.dist.knn(ml.ones(1, 2), ml.ones(3, 2), 1, o) end,
+  ["dist.mm"] = function(o)
+    o = o or {}
+    o.m, o.k, o.n = o.m or 1, o.k or 1, o.n or 1
+    return ml.dist.mm(ml.ones(1, 1), ml.ones(1, 1), o)
+  end,
   ["dist.reduce_scatter"] = function(o)
     return ml.dist.reduce_scatter(ml.ones(2), o)
   end,

@@ -21,6 +21,8 @@ return function(ml)
   require("moonlab.logic").install(ml)
   -- tril, triu, diag, kron, tensordot, tile and their kin, written in Lua
   require("moonlab.structure").install(ml)
+  -- ml.dist's sharded kNN and SUMMA, written in Lua
+  require("moonlab.dist").install(ml)
   -- `fields` names what __index loads, for the shell's tab completion.
   setmetatable(ml, {
     fields = lazy,

@@ -164,5 +164,78 @@ if ml.dist.size() > 1 and ml.dist.rank() == 1 then
   print(ml.dist.recv(0):numel())
 end]],
     },
+    {
+      name = "dist.part",
+      usage = {"ml.dist.part(n, parts, q)"},
+      doc = [[
+The block of part q (0-based, as ranks) when n rows are split into
+parts as even as can be, the longer parts first: the layout that
+ml.dist.knn's shards may follow and ml.dist.mm's blocks must.]],
+      returns = "the first row (1-based) and the number of rows.",
+      example = [[
+print(ml.dist.part(10, 3, 1))  --> 5 3]],
+    },
+    {
+      name = "dist.knn",
+      usage = {"ml.dist.knn(queries, refs, k [, opts])"},
+      doc = [[
+Exact k nearest neighbours over references sharded across the ranks:
+each rank passes the same queries and its shard of the references (the
+shards, in rank order, are the reference rows one after the other); each
+rank searches its shard with ml.knn, the candidates are all-gathered
+and merged. The answer, on every rank, is the one-process ml.knn's on
+all the references: global 1-based indices, ties to the lower index. k
+may exceed a shard's rows but not all the references.]],
+      options = {
+        {name = "metric", type = "string", default = '"euclidean"',
+         doc = "as ml.knn's"},
+        {name = "budget", type = "integer", default = "2^30",
+         doc = "as ml.knn's, per rank"},
+        {name = "tf32", type = "boolean", default = "true",
+         doc = "as ml.knn's"},
+        {name = "method", type = "string", default = '"auto"',
+         doc = "as ml.knn's"},
+      },
+      returns = "dist and index, m x k, on every rank.",
+      example = [[
+local refs = ml.array({{0, 0}, {1, 0}, {0, 2}})
+local d, i = ml.dist.knn({{0.1, 0}}, refs, 2)
+print(i[{1, 1}], i[{1, 2}])  --> 1 2]],
+    },
+    {
+      name = "dist.mm",
+      usage = {"ml.dist.mm(A, B, opts)"},
+      doc = [[
+The product of block-distributed matrices by SUMMA. The ranks form c
+layers of a pr x pc grid (rank = layer pr pc + i pc + j); rank (i, j)
+of every layer holds block (i, j) of A (m x k) and of B (k x n), where
+A's rows split into pr and its columns into pc blocks, B's rows into pr
+and its columns into pc, each as ml.dist.part splits. For each panel of
+k (the common refinement of the two splits) its owners send it along
+the grid row (A) and the grid column (B), and each rank adds the panels'
+product. With replication c > 1 (2.5D) each layer takes every c-th
+panel and the layers' partial sums are added on layer 0, which sends
+the result back. verbose prints each rank's received words and their
+ratio to the lower bound (mnk)^(2/3) / sqrt(c p) (docs/dist.md).]],
+      options = {
+        {name = "m", type = "integer", default = "required",
+         doc = "rows of A"},
+        {name = "k", type = "integer", default = "required",
+         doc = "columns of A, rows of B"},
+        {name = "n", type = "integer", default = "required",
+         doc = "columns of B"},
+        {name = "grid", type = "table", default = "the squarest",
+         doc = "{pr, pc}, with pr pc c = size()"},
+        {name = "replication", type = "integer", default = "1",
+         doc = "c, the layers of 2.5D"},
+        {name = "verbose", type = "boolean", default = "false",
+         doc = "print the words each rank receives and the bound"},
+      },
+      returns = "a new array: block (i, j) of C = A B on every layer.",
+      example = [[
+local A, B = ml.ones(2, 3), ml.ones(3, 4)
+local C = ml.dist.mm(A, B, {m = 2, k = 3, n = 4})
+print(C[{1, 1}], C:size(2))  --> 3.0 4]],
+    },
   },
 }
