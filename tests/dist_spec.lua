@@ -153,6 +153,50 @@ describe("ml.dist", function()
                                 .. " x 1 x 1 grid"), out2)
       end)
 
+      it("distributed KMeans and GaussianMixture equal the one-process "
+         .. "fits", function()
+        local d2, ok2, code2, out2 = job(np, "tests/dist/fits.lua")
+        finally(function() cleanup(d2) end)
+        assert.is_true(ok2, ("exit %s: %s"):format(tostring(code2), out2))
+        local X = D.blobs()
+        local function close(want, got, name)
+          assert.are.same(want.shape, got.shape, name)
+          assert.is_true(ml.allclose(got, want, {rtol = 1e-9, atol = 1e-12}),
+                         name)
+        end
+        local function shard(labels, r)
+          return labels:narrow(1, D.shard(X:size(1), r, np))
+        end
+        for _, case in ipairs(D.kmeans_cases()) do
+          local name, opts = case[1], case[2]
+          if name == "unseeded" then ml.seed(100) end
+          local km = ml.KMeans(opts):fit(X)
+          for r = 0, np - 1 do
+            close(km.cluster_centers, load(d2, name .. "_centers", r), name)
+            same(shard(km.labels, r), load(d2, name .. "_labels", r))
+            close(ml.array({km.inertia, km.n_iter}),
+                  load(d2, name .. "_stats", r), name)
+          end
+        end
+        for _, case in ipairs(D.mixture_cases()) do
+          local name, opts = case[1], case[2]
+          local gm = ml.GaussianMixture(opts)
+          local labels = gm:fit_predict(X)
+          for r = 0, np - 1 do
+            same(shard(labels, r), load(d2, name .. "_labels", r))
+            close(ml.array(gm.lower_bounds), load(d2, name .. "_bounds", r),
+                  name)
+            close(gm.means, load(d2, name .. "_means", r), name)
+            close(gm.covariances, load(d2, name .. "_covariances", r), name)
+          end
+        end
+        for r = 0, np - 1 do
+          assert.truthy(text(d2, "no_rows", r):find(
+            "KMeans:fit: distributed: rank 0 holds no samples (each rank "
+            .. "needs one at least)", 1, true))
+        end
+      end)
+
       it("ends the job with a rank's error, without a hang", function()
         local d, fine, status, output = job(np, "tests/dist/fail.lua")
         cleanup(d)
@@ -175,6 +219,21 @@ describe("ml.dist in one process", function()
     assert.are.same({3}, ml.dist.all_gather(ml.full({}, 3)):totable())
     assert.are.same({1, 2}, ml.dist.reduce_scatter(x):totable())
     assert.are.equal(7, ml.dist.broadcast(7))
+  end)
+
+  it("fits distributed models as one-process ones", function()
+    local X = D.blobs()
+    local km = ml.KMeans{n_clusters = 3, seed = 1}:fit(X)
+    local kd = ml.KMeans{n_clusters = 3, seed = 1, distributed = true}:fit(X)
+    assert.is_true(math.abs(km.inertia - kd.inertia) <= 1e-12 * km.inertia)
+    same(km.labels, kd.labels)
+    local gm = ml.GaussianMixture{n_components = 2, seed = 1}:fit(X)
+    local gd = ml.GaussianMixture{n_components = 2, seed = 1,
+                                  distributed = true}:fit(X)
+    same(ml.array(gm.lower_bounds), ml.array(gd.lower_bounds), 1e-12)
+    assert.has_error(function() ml.KMeans{distributed = 1} end,
+                     "KMeans: option 'distributed' must be a boolean, "
+                     .. "not number")
   end)
 
   it("checks its arguments", function()

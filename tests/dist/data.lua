@@ -36,6 +36,34 @@ function D.blobs()
   return centers:index_select(1, labels) + ml.randn(301, 4)
 end
 
+-- The distributed k-means fits, {name, options} in the order every rank
+-- runs them: k-means++, random inits (n_init 3), an init array that
+-- leaves a cluster empty, and no seed (every rank's generator is then
+-- rank 0's).
+function D.kmeans_cases()
+  return {
+    {"plusplus", {n_clusters = 3, seed = 3}},
+    {"random", {n_clusters = 4, init = "random", n_init = 3, seed = 4}},
+    {"empty", {init = {{0, 0, 0, 0}, {6, 6, 0, 0}, {0, 6, 6, 3},
+                       {60, 60, 60, 60}}}},
+    {"unseeded", {n_clusters = 3}},
+  }
+end
+
+-- The distributed mixture fits, {name, options}.
+function D.mixture_cases()
+  return {
+    {"full", {n_components = 3, seed = 1}},
+    {"diag", {n_components = 3, covariance_type = "diag", seed = 2}},
+    {"tied", {n_components = 3, covariance_type = "tied",
+              init_params = "k-means++", seed = 3}},
+    {"spherical", {n_components = 4, covariance_type = "spherical",
+                   init_params = "random_from_data", seed = 4}},
+    {"random_resp", {n_components = 2, init_params = "random", seed = 5,
+                     max_iter = 20}},
+  }
+end
+
 -- References and queries of the sharded kNN, with duplicated rows so
 -- that ties across shards occur.
 function D.knn()
