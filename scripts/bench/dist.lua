@@ -41,6 +41,25 @@ row(("knn %d refs x %d queries x %d, k = 10"):format(n, m, d),
 refs, queries = nil, nil
 collectgarbage()
 
+-- mixture EM iteration, K = 10, full, float64: 60000 x 784 rows a rank
+-- (weak scaling: the 1-rank run is the base), then 60000 rows in all
+-- split over the ranks (strong scaling)
+local mixture = require "moonlab.mixture"
+local rows, feats = small and 2000 or 60000, small and 32 or 784
+local function em(n_rank, name)
+  ml.seed(3 + rank)
+  local Y = ml.randn(n_rank, feats)
+  local gm = ml.GaussianMixture{n_components = 10, max_iter = 1, seed = 0,
+                                init_params = "random_from_data",
+                                distributed = true}
+  gm:fit(Y)
+  row(name, time(mixture.em_step(gm, Y)))
+end
+em(rows, ("mixture EM K=10 full f64, %d x %d a rank"):format(rows, feats))
+em(select(2, dist.part(rows, size, rank)),
+   ("mixture EM K=10 full f64, %d x %d in all"):format(rows, feats))
+collectgarbage()
+
 -- SUMMA float64, N x N on the squarest grid, against one local DGEMM
 local N = small and 512 or 32768
 local pr = math.floor(math.sqrt(size))

@@ -29,14 +29,14 @@ With distributed = true, fit takes each rank's shard of the rows of an
 ml.dist job (mpirun; every rank calls fit alike, with one row at least)
 and all-reduces the sufficient statistics: counts and sums of the
 clusters, the inertia, the responsibilities' sums and scatters, the lower
-bound, the mean and variances. The initialisation sees the whole: the
-k-means++ and random choices run on the all-gathered rows (each rank
-then holds all of them for the while), drawn alike on every rank (rank
+bound, the mean and variances. The initialisation sees the whole rows:
+k-means++ runs on the all-gathered rows (each rank holds them all for
+the while), random choices draw global rows, alike on every rank (rank
 0's generator when no seed is given). The fit equals the one-process fit
-of all the rows to rounding (the lower bounds to about 1e-12 relative,
-n_iter alike), and labels are those of the rank's own rows; the other
-methods work on the rows they are given. Without the option a fit runs
-no collective, in one process or several.]],
+of all the rows to rounding (sums in another order: lower bounds within
+1e-9 relative, n_iter alike); labels are those of the rank's own rows,
+and the other methods work on the rows they are given. Without the
+option a fit runs no collective, in one process or several.]],
   entries = {
     {
       name = "KMeans",
