@@ -13,6 +13,11 @@ override CFLAGS += -std=c11 -Wall -Wextra -fPIC -fopenmp -fno-math-errno
 LDLIBS  := -lopenblas -llapacke \
            $(shell pkg-config --libs libzip 2>/dev/null || echo -lzip) -lz -lm
 LUALIB  := $(shell pkg-config --libs lua5.4 2>/dev/null || echo -llua5.4)
+# MPI (Open MPI, libopenmpi-dev) for ml.dist: core/dist.c, cpu/cpu_dist.c.
+MPI_CFLAGS := $(shell pkg-config --cflags ompi-c 2>/dev/null || mpicc --showme:compile 2>/dev/null)
+MPI_LIBS   := $(shell pkg-config --libs ompi-c 2>/dev/null || mpicc --showme:link 2>/dev/null || echo -lmpi)
+CPPFLAGS += $(MPI_CFLAGS)
+LDLIBS   += $(MPI_LIBS)
 
 # Optional features, announced once per build.
 LIBEDIT := $(shell pkg-config --exists libedit 2>/dev/null && echo yes)
@@ -44,7 +49,12 @@ ifneq ($(NVCC),)
     NVCCFLAGS += -I$(CUDNN_HOME)/include
     LDLIBS    += -L$(CUDNN_HOME)/lib -Wl,-rpath,$(CUDNN_HOME)/lib
   endif
-  LDLIBS    += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudnn -lcusolver -lcublas -lcufft \
+  # NCCL (ml.dist on GPU arrays): beside the toolkit, or under NCCL_HOME.
+  ifneq ($(NCCL_HOME),)
+    NVCCFLAGS += -I$(NCCL_HOME)/include
+    LDLIBS    += -L$(NCCL_HOME)/lib -Wl,-rpath,$(NCCL_HOME)/lib
+  endif
+  LDLIBS    += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lnccl -lcudnn -lcusolver -lcublas -lcufft \
                -lcudart_static -ldl -lrt -lpthread -lstdc++
 endif
 # The files that test ML_HAVE_CUDA are rebuilt when CUDA is switched on or

@@ -184,5 +184,6 @@ extern "C" int cuda_backend_init(void) {
   if (!rc) rc = ml_conv_backend_register(ML_CUDA, &cuda_conv_backend);
   if (!rc) rc = ml_filter_backend_register(ML_CUDA, &cuda_filter_backend);
   if (!rc) rc = ml_binary_backend_register(ML_CUDA, &cuda_binary_backend);
+  if (!rc) rc = ml_dist_backend_register(ML_CUDA, &cuda_dist_backend);
   return rc;
 }

@@ -12,6 +12,7 @@ extern "C" {
 /* Inside the C block: the core's headers have no C++ guards of their own. */
 #include "../src/core/backend.h"
 #include "../src/core/conv_backend.h"
+#include "../src/core/dist_backend.h"
 #include "../src/core/filter_backend.h"
 #include "../src/core/knn_backend.h"
 #include "../src/core/linalg_backend.h"
@@ -88,6 +89,8 @@ extern const ml_linalg_backend cuda_linalg_backend;
 extern const ml_conv_backend cuda_conv_backend;
 /* filter.cu: the filter area's table. */
 extern const ml_filter_backend cuda_filter_backend;
+/* dist.cu: the collectives area's table (NCCL). */
+extern const ml_dist_backend cuda_dist_backend;
 
 /* random.cu */
 int cuda_random(ml_randkind kind, const ml_array *out, uint64_t seed,

@@ -6,11 +6,13 @@
 set -eu
 
 PACKAGES="liblua5.4-dev lua5.4 lua-busted libopenblas-dev liblapacke-dev
-zlib1g-dev libzip-dev libedit-dev gnuplot-nox dataset-fashion-mnist"
+zlib1g-dev libzip-dev libedit-dev gnuplot-nox dataset-fashion-mnist openmpi-bin
+libopenmpi-dev"
 
 can_build() {
   command -v lua5.4 >/dev/null && command -v busted >/dev/null &&
-    pkg-config --exists lua5.4 zlib libzip 2>/dev/null &&
+    command -v mpirun >/dev/null &&
+    pkg-config --exists lua5.4 zlib libzip ompi-c 2>/dev/null &&
     printf '#include <cblas.h>\n#include <lapacke.h>\n' |
       ${CC:-cc} -E -I/usr/include/x86_64-linux-gnu/openblas-pthread $(pkg-config --cflags-only-I lua5.4) - >/dev/null 2>&1
 }

@@ -10,7 +10,9 @@
  * (unless -E). Without a script, moonlab enters the interactive shell when
  * stdin is a terminal and runs stdin as a script otherwise. An uncaught
  * error prints its message and traceback on stderr and exits with
- * status 1. */
+ * status 1; in an MPI job of several ranks (ml.dist) the message names
+ * the rank, and the failing rank ends the whole job (MPI_Abort), so that
+ * no other rank waits for it forever. */
 #include <lauxlib.h>
 #include <lua.h>
 #include <lualib.h>
@@ -20,6 +22,7 @@
 #include <unistd.h>
 
 #include "bindings/moonlab.h"
+#include "core/dist.h"
 #include "repl.h"
 
 #define PROGNAME "moonlab"
@@ -27,6 +30,14 @@
 #define INIT_VAR_VERSION INIT_VAR "_" LUA_VERSION_MAJOR "_" LUA_VERSION_MINOR
 
 enum { HAS_ERROR = 1, HAS_I = 2, HAS_V = 4, HAS_EXEC = 8, HAS_NOENV = 16 };
+
+/* "moonlab", or "moonlab (rank 2)" in an MPI job of several ranks. */
+static const char *progname(void) {
+  static char name[32];
+  if (ml_dist_size() == 1) return PROGNAME;
+  snprintf(name, sizeof name, PROGNAME " (rank %d)", ml_dist_rank());
+  return name;
+}
 
 static void print_usage(const char *bad) {
   if (bad[1] == 'e' || bad[1] == 'l')
@@ -107,7 +118,7 @@ static void create_arg_table(lua_State *L, char **argv, int argc, int script) {
 
 static int run_chunk(lua_State *L, int status) {
   if (status == LUA_OK) status = repl_call(L, 0, 0);
-  return repl_report(L, PROGNAME, status);
+  return repl_report(L, progname(), status);
 }
 
 static int run_string(lua_State *L, const char *s, const char *name) {
@@ -133,7 +144,7 @@ static int run_library(lua_State *L, const char *spec) {
     lua_setglobal(L, lua_tostring(L, -2));
     lua_pop(L, 1);
   }
-  return repl_report(L, PROGNAME, status);
+  return repl_report(L, progname(), status);
 }
 
 static int run_init(lua_State *L) {
@@ -181,7 +192,7 @@ static int run_script(lua_State *L, char **argv, int script) {
     lua_remove(L, -n - 1);
     status = repl_call(L, n, 0);
   }
-  return repl_report(L, PROGNAME, status);
+  return repl_report(L, progname(), status);
 }
 
 /* Everything runs in protected mode; returns true on success. */
@@ -235,7 +246,8 @@ int main(int argc, char **argv) {
   lua_pushlightuserdata(L, argv);
   int status = lua_pcall(L, 2, 1, 0);
   int ok = lua_toboolean(L, -1);
-  repl_report(L, PROGNAME, status);
+  repl_report(L, progname(), status);
+  if (!ok || status != LUA_OK) ml_dist_abort(EXIT_FAILURE);
   lua_close(L);
   return ok && status == LUA_OK ? EXIT_SUCCESS : EXIT_FAILURE;
 }

@@ -144,6 +144,22 @@ local PROBES = {
     if not ok then error(r, 0) end
     return r
   end,
+  ["dist.all_reduce"] = function(o) return ml.dist.all_reduce(ml.ones(2), o) end,
+  ["dist.broadcast"] = function(o) return ml.dist.broadcast(ml.ones(2), o) end,
+  ["dist.knn"] = function(o) return ml.dist.knn(ml.ones(1, 2), ml.ones(3, 2), 1, o) end,
+  ["dist.mm"] = function(o)
+    o = o or {}
+    o.m, o.k, o.n = o.m or 1, o.k or 1, o.n or 1
+    return ml.dist.mm(ml.ones(1, 1), ml.ones(1, 1), o)
+  end,
+  ["dist.reduce_scatter"] = function(o)
+    return ml.dist.reduce_scatter(ml.ones(2), o)
+  end,
+  -- one process has no peer: only the options' errors propagate
+  ["dist.recv"] = function(o)
+    local ok, err = pcall(ml.dist.recv, 1, o)
+    if not ok and not err:find("has no peer", 1, true) then error(err, 0) end
+  end,
   ["linalg.cholesky"] = function(o) return ml.linalg.cholesky(ml.eye(2), o) end,
   ["linalg.solve_triangular"] = function(o)
     return ml.linalg.solve_triangular(ml.eye(2), ml.ones(2), o)

@@ -109,6 +109,7 @@ void l_open_knn(lua_State *L, int module, int methods);
 void l_open_conv(lua_State *L, int module, int methods);
 void l_open_filter(lua_State *L, int module, int methods);
 void l_open_binary(lua_State *L);
+void l_open_dist(lua_State *L, int module, int methods);
 
 /* bindings/l_format.c: tostring(x), the arrays' __tostring, and
  * ml.set_printoptions and ml.get_printoptions, which l_open_array adds to

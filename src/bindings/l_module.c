@@ -3,9 +3,11 @@
  * modules with package.preload. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "../core/backend.h"
+#include "../core/dist.h"
 #include "l_array.h"
 #include "moonlab.h"
 
@@ -136,6 +138,10 @@ static int choose_default_device(void) {
   } else if (ml_device_count(ML_CUDA) > 0) {
     d.kind = ML_CUDA;
   }
+  /* The ranks of an MPI job take a GPU each, by their rank on the machine,
+   * where MOONLAB_DEVICE names no device number. */
+  if (d.kind == ML_CUDA && !(env && strchr(env, ':')))
+    d.index = ml_dist_local_rank() % ml_device_count(ML_CUDA);
   ml_set_default_device(d);
   return ML_OK;
 }
@@ -144,6 +150,7 @@ int luaopen_moonlab(lua_State *L) {
   static int initialised;
   if (!initialised) {
     int rc = ml_backends_init();
+    if (!rc) rc = ml_dist_init();
     if (!rc) rc = choose_default_device();
     if (rc) return luaL_error(L, "%s", ml_last_error());
     initialised = 1;
@@ -176,6 +183,7 @@ int luaopen_moonlab(lua_State *L) {
   l_open_conv(L, module, methods);
   l_open_filter(L, module, methods);
   l_open_binary(L);
+  l_open_dist(L, module, methods);
 
   static const luaL_Reg funcs[] = {
       {"set_default_dtype", set_default_dtype},

@@ -4,6 +4,7 @@
 #define ML_CPU_H
 
 #include "../core/conv_backend.h"
+#include "../core/dist_backend.h"
 #include "../core/filter_backend.h"
 #include "../core/binary_backend.h"
 #include "../core/knn_backend.h"
@@ -91,5 +92,7 @@ extern const ml_conv_backend cpu_conv_backend;
 extern const ml_filter_backend cpu_filter_backend;
 /* cpu_binary.c: the binary area's table. */
 extern const ml_binary_backend cpu_binary_backend;
+/* cpu_dist.c: the collectives area's table (MPI). */
+extern const ml_dist_backend cpu_dist_backend;
 
 #endif

@@ -42,5 +42,6 @@ int cpu_backend_init(void) {
   if (!rc) rc = ml_conv_backend_register(ML_CPU, &cpu_conv_backend);
   if (!rc) rc = ml_filter_backend_register(ML_CPU, &cpu_filter_backend);
   if (!rc) rc = ml_binary_backend_register(ML_CPU, &cpu_binary_backend);
+  if (!rc) rc = ml_dist_backend_register(ML_CPU, &cpu_dist_backend);
   return rc;
 }

@@ -32,6 +32,8 @@ return function(ml)
   require("moonlab.stats").install(ml)
   -- ml.binary: packed ±1 matrices, their products and Hamming search
   require("moonlab.binary").install(ml)
+  -- ml.dist's sharded kNN and SUMMA, written in Lua
+  require("moonlab.dist").install(ml)
   -- `fields` names what __index loads, for the shell's tab completion.
   setmetatable(ml, {
     fields = lazy,

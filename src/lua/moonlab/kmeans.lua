@@ -21,6 +21,13 @@
 -- The assignment is ml.knn(X, centers, 1): exact squared distances, ties
 -- to the lower center. The new centers are per-label sums of rows
 -- (segment_sums, by index_add). Labels are 1-based int64.
+--
+-- With distributed = true each rank of an ml.dist job fits its shard of
+-- the rows (consecutive rows of the whole, in rank order): the per-label
+-- counts and sums, the inertia, the mean and variances and the test of
+-- repeated labels are all-reduced, and the initialisation runs on the
+-- all-gathered rows, so that every rank gets the one-process fit of the
+-- whole and the labels of its own rows (M.group).
 local ml = require "moonlab"
 local check_options = require("moonlab.options").check
 
@@ -83,7 +90,8 @@ local function new(_, opts)
     error(("KMeans: tol must be >= 0 (got %s)"):format(tostring(tol)), 2)
   end
   return setmetatable({n_clusters = k, init = init, n_init = n_init,
-                       max_iter = max_iter, tol = tol, seed = opts.seed},
+                       max_iter = max_iter, tol = tol, seed = opts.seed,
+                       distributed = opts.distributed or false},
                       KMeans)
 end
 
@@ -107,6 +115,96 @@ function M.samples(X, op, level, like)
     error(op .. ": X contains NaN or infinity", level)
   end
   return X
+end
+
+local function identity(x) return x end
+
+-- The reductions of a one-process fit, over the rows of X itself.
+local LOCAL = {
+  rank = 0,
+  sum = identity,
+  max = identity,
+  all = identity,
+  gather = identity,
+  center = function(_, X)
+    return X:mean(1, {keepdim = true}):astype(X.dtype)
+  end,
+  var = function(_, X) return X:var(1) end,
+  mean = function(_, x) return x:mean() end,
+  rows = function(_, X, index) return X:index_select(1, index) end,
+}
+LOCAL.__index = LOCAL
+M.LOCAL = LOCAL
+
+-- The reductions of a distributed fit: X is this rank's shard of the
+-- rows, and each reduction runs over every rank's.
+local DIST = {}
+DIST.__index = DIST
+
+function DIST.sum(x) return ml.dist.all_reduce(x) end
+function DIST.max(v) return ml.dist.all_reduce(v, {op = "max"}) end
+function DIST.all(b)
+  return ml.dist.all_reduce(b and 1 or 0, {op = "min"}) == 1
+end
+function DIST.gather(x) return ml.dist.all_gather(x) end
+
+-- The column means (1 x d, in X's dtype) of all ranks' rows; self is the
+-- group.
+function DIST:center(X)
+  return (self.sum(X:sum(1, {keepdim = true})) / self.n):astype(X.dtype)
+end
+
+-- The column variances (d) of all ranks' rows, about their mean.
+function DIST:var(X)
+  local dev = X - self:center(X)
+  return self.sum((dev * dev):sum(1)) / self.n
+end
+
+-- The mean of the values of all ranks' x (a number).
+function DIST:mean(x) return self.sum(x:sum()) / self.n end
+
+-- The rows of the whole at the 1-based indices index (an int64 array),
+-- each from the rank that holds it.
+function DIST:rows(X, index)
+  local at = index - self.offset
+  local mine = ml.logical_and(ml.ge(at, 1), ml.le(at, X:size(1)))
+  local rows = X:index_select(1, at:clamp(1, X:size(1)))
+  return self.sum(rows * mine:reshape(-1, 1):astype(X.dtype))
+end
+
+-- Sets every rank's generator to rank 0's, so that the ranks of a
+-- distributed fit without a seed draw alike.
+function M.align_generators()
+  local s = ml.get_rng_state()
+  ml.set_rng_state({seed = ml.dist.broadcast(s.seed),
+                    offset = ml.dist.broadcast(s.offset)})
+end
+
+-- The rows of a fit on X (op names the method in messages, raised at
+-- level): n (the rows of all ranks), offset (this rank's first row less
+-- one), rank, and the reductions over them (sum, max and all of arrays,
+-- numbers or booleans, gather, center, var, mean and rows), identities
+-- for a one-process fit, collectives of ml.dist for a distributed one.
+function M.group(X, distributed, op, level)
+  local n = X:size(1)
+  if not distributed then
+    return setmetatable({n = n, offset = 0}, LOCAL)
+  end
+  local dist = ml.dist
+  local rank = dist.rank()
+  local shapes = dist.all_gather(ml.array({{n, X:size(2)}},
+                                          {dtype = "int64"}))
+  local rows, d = shapes:select(2, 1), shapes:select(2, 2)
+  if rows:min() < 1 then
+    error(("%s: distributed: rank %d holds no samples (each rank needs "
+           .. "one at least)"):format(op, rows:argmin() - 1), level)
+  end
+  if d:min() ~= d:max() then
+    error(("%s: distributed: the ranks' samples have %d to %d features")
+          :format(op, d:min(), d:max()), level)
+  end
+  return setmetatable({n = rows:sum(), rank = rank, distributed = true,
+                       offset = rows:narrow(1, 1, rank):sum()}, DIST)
 end
 
 -- Runs f(...) with ml's generator restarted on seed, then puts the
@@ -164,15 +262,16 @@ function M.kmeans_plusplus(X, K)
   return chosen
 end
 
--- The initial centers (K x d) of the centered samples X; init0 is the
--- given init array, centered.
-local function initial_centers(self, X, init0)
+-- The initial centers (K x d) of the centered samples X (of all ranks,
+-- gathered, for group g); init0 is the given init array, centered.
+local function initial_centers(self, X, init0, g)
   local K = self.n_clusters
   if self.init == "k-means++" then
-    return X:index_select(1, M.kmeans_plusplus(X, K))
+    local all = g.gather(X)
+    return all:index_select(1, M.kmeans_plusplus(all, K))
   elseif self.init == "random" then
-    local perm = ml.randperm(X:size(1), {device = X.device})
-    return X:index_select(1, perm:narrow(1, 1, K))
+    local perm = ml.randperm(g.n, {device = X.device})
+    return g:rows(X, perm:narrow(1, 1, K))
   end
   return init0
 end
@@ -180,16 +279,18 @@ end
 -- The centers after one Lloyd step: the means of the labels' rows, empty
 -- clusters handled as scikit-learn's _relocate_empty_clusters_dense and
 -- _average_centers do (d2: each sample's squared distance to its
--- center).
-local function update(X, labels, d2, K)
+-- center); g: the group of the fit's rows.
+local function update(X, labels, d2, K, g)
   local counts, sums = M.segment_sums(X, labels, K)
+  counts, sums = g.sum(counts), g.sum(sums)
   local n_empty = ml.eq(counts, 0):sum()
   if n_empty == 0 then return sums / counts:reshape(K, 1) end
-  if d2:max() > 0 then
+  if g.max(d2:max()) > 0 then
     local empty = ml.nonzero(ml.eq(counts, 0))
-    local _, far = d2:topk(n_empty)
-    local rows = X:index_select(1, far)
-    local moved, out = M.segment_sums(rows, labels:index_select(1, far), K)
+    local _, far = g.gather(d2):topk(n_empty)
+    local rows = g:rows(X, far)
+    local moved, out = M.segment_sums(rows,
+                                      g.gather(labels):index_select(1, far), K)
     counts, sums = counts - moved, sums - out
     counts[empty] = 1
     sums[empty] = rows
@@ -200,27 +301,28 @@ local function update(X, labels, d2, K)
   return ml.where(filled, centers, largest)
 end
 
--- One Lloyd step from centers C (K x d) on the samples X: the new
--- centers and the labels (1-based, n) that gave them.
-function M.lloyd_step(X, C)
+-- One Lloyd step from centers C (K x d) on the samples X (of group g,
+-- by default X itself): the new centers and the labels (1-based, n) that
+-- gave them.
+function M.lloyd_step(X, C, g)
   local d2, index = ml.knn(X, C, 1, {metric = "sqeuclidean"})
   local labels = index:reshape(X:size(1))
-  return update(X, labels, d2:reshape(X:size(1)), C:size(1)), labels
+  return update(X, labels, d2:reshape(X:size(1)), C:size(1), g or LOCAL),
+         labels
 end
 
 -- One run of Lloyd's algorithm from centers C on the centered samples X:
 -- labels, inertia, centers, n_iter (scikit-learn's _kmeans_single_lloyd).
-local function lloyd(X, C, max_iter, tol)
-  local K = C:size(1)
+local function lloyd(X, C, max_iter, tol, g)
   local n = X:size(1)
   local labels, previous, strict, n_iter
   for i = 1, max_iter do
     n_iter = i
     local new
-    new, labels = M.lloyd_step(X, C)
+    new, labels = M.lloyd_step(X, C, g)
     local shift = ((new - C) ^ 2):sum()
     C = new
-    if previous and ml.eq(labels, previous):all() then
+    if previous and g.all(ml.eq(labels, previous):all()) then
       strict = true
       break
     elseif shift <= tol then
@@ -232,7 +334,7 @@ local function lloyd(X, C, max_iter, tol)
     local _, index = ml.knn(X, C, 1, {metric = "sqeuclidean"})
     labels = index:reshape(n)
   end
-  local inertia = ((X - C:index_select(1, labels)) ^ 2):sum()
+  local inertia = g.sum(((X - C:index_select(1, labels)) ^ 2):sum())
   return labels, inertia, C, n_iter
 end
 
@@ -243,18 +345,19 @@ local function same_clustering(a, b, K)
   return ml.eq(map:index_select(1, a), b):all()
 end
 
-local function fit(self, X, init0)
+local function fit(self, X, init0, g)
   local K = self.n_clusters
-  local mean = X:mean(1, {keepdim = true}):astype(X.dtype)
+  local mean = g:center(X)
   local Xc = X - mean
   if init0 then init0 = init0 - mean end
-  local tol = self.tol * Xc:var(1):mean()
+  local tol = self.tol * g:var(Xc):mean()
   local best
   for _ = 1, self.n_init do
     local labels, inertia, C, n_iter =
-      lloyd(Xc, initial_centers(self, Xc, init0), self.max_iter, tol)
+      lloyd(Xc, initial_centers(self, Xc, init0, g), self.max_iter, tol, g)
     if not best or (inertia < best.inertia
-                    and not same_clustering(labels, best.labels, K)) then
+                    and not same_clustering(g.gather(labels),
+                                            g.gather(best.labels), K)) then
       best = {labels = labels, inertia = inertia, centers = C, n_iter = n_iter}
     end
   end
@@ -267,7 +370,8 @@ end
 function KMeans:fit(X)
   X = M.samples(X, "KMeans:fit", 3)
   local K = self.n_clusters
-  local n, d = X:size(1), X:size(2)
+  local g = M.group(X, self.distributed, "KMeans:fit", 2)
+  local n, d = g.n, X:size(2)
   if n < K then
     error(("KMeans:fit: %d samples but n_clusters = %d (at least as many "
            .. "samples as clusters)"):format(n, K), 2)
@@ -280,7 +384,8 @@ function KMeans:fit(X)
     end
     init0 = self.init:to(X.device):astype(X.dtype)
   end
-  return M.seeded(self.seed, fit, self, X, init0)
+  if self.distributed and self.seed == nil then M.align_generators() end
+  return M.seeded(self.seed, fit, self, X, init0, g)
 end
 
 function KMeans:fit_predict(X)

@@ -41,6 +41,15 @@
 -- are taken without reading their status (a covariance that is not
 -- positive definite gives NaN factors, hence a NaN lower bound, which is
 -- then diagnosed).
+--
+-- With distributed = true each rank of an ml.dist job fits its shard of
+-- the rows (consecutive rows of the whole, in rank order): the M-step's
+-- sums (the gram, resp^T [X, X^2, 1], the responsibilities' sums, X^T X),
+-- the lower bound and the shift are all-reduced, one collective each, and
+-- the initial responsibilities are those of the whole (a distributed
+-- ml.KMeans, or the rows of all ranks drawn alike), so that every rank
+-- gets the one-process fit and the labels of its own rows. The fit's
+-- reductions are kmeans.group's: identities in one process.
 local ml = require "moonlab"
 local check_options = require("moonlab.options").check
 local kmeans = require "moonlab.kmeans"
@@ -108,6 +117,7 @@ local function new(_, opts)
   integer("verbose_interval", 10, 1)
   self.warm_start = opts.warm_start or false
   self.seed = opts.seed
+  self.distributed = opts.distributed or false
   for _, key in ipairs({"weights_init", "means_init", "precisions_init"}) do
     local v = opts[key]
     self[key] = v and (ml.is_array(v) and v or ml.array(v))
@@ -127,12 +137,16 @@ end
 -- The data as the E- and M-steps use them: Xc = X - shift (1 x d), and
 -- for "full" A = [1, Xc], for "diag" and "spherical" XX = [Xc, Xc^2, 1]
 -- (the column of ones takes each component's constant term into the
--- E-step's GEMM, and gives the M-step the sums of the responsibilities).
-local function prepare(X, covariance_type)
+-- E-step's GEMM, and gives the M-step the sums of the responsibilities);
+-- g: the group of the rows (kmeans.group; by default X's alone), whose
+-- count is total.
+local function prepare(X, covariance_type, g)
+  g = g or kmeans.LOCAL
   local n, d = X:size(1), X:size(2)
-  local shift = X:mean(1, {keepdim = true}):astype(X.dtype)
+  local shift = g:center(X)
   local Xc = X - shift
-  local data = {n = n, d = d, shift = shift, Xc = Xc, dtype = X.dtype}
+  local data = {n = n, d = d, shift = shift, Xc = Xc, dtype = X.dtype,
+                g = g, total = g.n or n}
   if covariance_type == "full" then
     data.A = ml.cat({ml.ones(n, 1, {dtype = X.dtype, device = X.device}), Xc},
                     2)
@@ -198,24 +212,25 @@ local function m_step(self, data, resp)
   local K, d = resp:size(2), data.d
   local reg = self.reg_covar
   local t = self.covariance_type
+  local sum = data.g.sum
   local T, R
   if t == "diag" or t == "spherical" then
-    T = resp:t():mm(data.XX)
+    T = sum(resp:t():mm(data.XX))
     R = T:select(2, 2 * d + 1)
   else
-    R = resp:sum(1)
+    R = sum(resp:sum(1))
   end
   local nk = R + 10 * EPS[data.dtype]
   local mu, cov
   if t == "full" then
-    local G = ml.linalg.gram(data.A, resp:t())
+    local G = sum(ml.linalg.gram(data.A, resp:t()))
     local S = G:narrow(2, 2, d):narrow(3, 2, d)
     mu = G:narrow(2, 2, d):select(3, 1) / nk:reshape(K, 1)
     local outer = mu:reshape(K, d, 1) * mu:reshape(K, 1, d)
     cov = (S - outer * (nk * 2 - R):reshape(K, 1, 1)) / nk:reshape(K, 1, 1)
           + identity(d, mu) * reg
   elseif t == "tied" then
-    mu = resp:t():mm(data.Xc) / nk:reshape(K, 1)
+    mu = sum(resp:t():mm(data.Xc)) / nk:reshape(K, 1)
     cov = (data.XtX - (mu * nk:reshape(K, 1)):t():mm(mu))
           / nk:sum(1, {keepdim = true}) + identity(d, mu) * reg
   else
@@ -297,17 +312,23 @@ local function e_step(t, data, params)
 end
 
 -- One-hot responsibilities (n x K) with a 1 at (rows[k], k) or, given
--- labels (n), at (i, labels[i]).
+-- labels (n), at (i, labels[i]); rows count the rows of all ranks of a
+-- distributed fit, which sets the 1s in its own.
 local function onehot(n, K, data, rows, labels)
   local dev = data.Xc.device
   if labels then
     local ids = ml.arange(1, K + 1, {device = dev}):reshape(1, K)
     return ml.eq(labels:reshape(n, 1), ids):astype(data.dtype)
   end
-  local resp = ml.zeros(n, K, {dtype = data.dtype, device = dev})
   if not ml.is_array(rows) then
     rows = ml.array(rows, {dtype = "int64", device = dev})
   end
+  if data.g.distributed then
+    local ids = ml.arange(data.g.offset + 1, data.g.offset + n + 1,
+                          {device = dev}):reshape(n, 1)
+    return ml.eq(ids, rows:reshape(1, K)):astype(data.dtype)
+  end
+  local resp = ml.zeros(n, K, {dtype = data.dtype, device = dev})
   resp[rows] = ml.eye(K, {dtype = data.dtype, device = dev})
   return resp
 end
@@ -316,16 +337,20 @@ end
 local function initial_resp(self, data)
   local n, K = data.n, self.n_components
   local how = self.init_params
+  local g = data.g
   if how == "kmeans" then
-    local km = ml.KMeans{n_clusters = K, n_init = 1}:fit(data.Xc)
+    local km = ml.KMeans{n_clusters = K, n_init = 1,
+                         distributed = g.distributed}:fit(data.Xc)
     return onehot(n, K, data, nil, km.labels)
   elseif how == "k-means++" then
-    return onehot(n, K, data, kmeans.kmeans_plusplus(data.Xc, K))
+    return onehot(n, K, data, kmeans.kmeans_plusplus(g.gather(data.Xc), K))
   elseif how == "random_from_data" then
-    local perm = ml.randperm(n, {device = data.Xc.device})
+    local perm = ml.randperm(data.total, {device = data.Xc.device})
     return onehot(n, K, data, perm:narrow(1, 1, K))
   end
-  local resp = ml.rand(n, K, {dtype = data.dtype, device = data.Xc.device})
+  local resp = ml.rand(data.total, K, {dtype = data.dtype,
+                                       device = data.Xc.device})
+  if g.distributed then resp = resp:narrow(1, g.offset + 1, n) end
   return resp / resp:sum(2, {keepdim = true})
 end
 
@@ -359,7 +384,7 @@ local function initialize(self, data, inits)
   local params
   if not (inits.weights and inits.means and inits.precisions) then
     params = m_step(self, data, initial_resp(self, data))
-    params.weights = params.nk / data.n
+    params.weights = params.nk / data.total
   else
     params = {}
   end
@@ -441,7 +466,7 @@ end
 -- M-step that follows, or nil when the bound is not finite.
 local function iterate(self, data, params)
   local resp, norm = e_step(self.covariance_type, data, params)
-  local bound = norm:mean()
+  local bound = data.g:mean(norm)
   if not finite(bound) then return nil, bound end
   local new = m_step(self, data, resp)
   new.weights = new.nk / new.nk:sum(1, {keepdim = true})
@@ -449,10 +474,12 @@ local function iterate(self, data, params)
 end
 
 -- One EM run from params: the best parameters, the lower bounds of its
--- iterations, whether it converged.
+-- iterations, whether it converged. Only rank 0 of a distributed fit
+-- prints.
 local function run(self, data, params, bound, init)
   local bounds, converged = {}, false
-  if self.verbose > 0 then print(("Initialization %d"):format(init)) end
+  local verbose = self.verbose > 0 and data.g.rank == 0
+  if verbose then print(("Initialization %d"):format(init)) end
   local start = ml.clock()
   local clock = start
   for it = 1, self.max_iter do
@@ -469,7 +496,7 @@ local function run(self, data, params, bound, init)
     params = new
     bounds[it] = bound
     local change = bound - previous
-    if self.verbose > 0 and it % self.verbose_interval == 0 then
+    if verbose and it % self.verbose_interval == 0 then
       local now = ml.clock()
       print(("  Iteration %d: lower bound %.10g, change %.4g, %.3f s")
             :format(it, bound, change, now - clock))
@@ -480,7 +507,7 @@ local function run(self, data, params, bound, init)
       break
     end
   end
-  if self.verbose > 0 then
+  if verbose then
     print(("Initialization converged: %s (%.3f s, lower bound %.10g)")
           :format(converged, ml.clock() - start, bound))
   end
@@ -510,16 +537,19 @@ local function current(self, data)
           P = self.precisions_cholesky, cov = self.covariances}
 end
 
--- The data of a fit on X (prepare's, and X^T X for "tied").
-local function fit_data(self, X)
-  local data = prepare(X, self.covariance_type)
-  if self.covariance_type == "tied" then data.XtX = ml.linalg.gram(data.Xc) end
+-- The data of a fit on X (prepare's, and X^T X for "tied") whose rows
+-- are those of group g.
+local function fit_data(self, X, g)
+  local data = prepare(X, self.covariance_type, g)
+  if self.covariance_type == "tied" then
+    data.XtX = g.sum(ml.linalg.gram(data.Xc))
+  end
   return data
 end
 
-local function fit(self, X, inits)
+local function fit(self, X, inits, g)
   local t = self.covariance_type
-  local data = fit_data(self, X)
+  local data = fit_data(self, X, g)
   local warm = self.warm_start and self.converged ~= nil
   local best
   for init = 1, warm and 1 or self.n_init do
@@ -551,20 +581,24 @@ end
 -- labels of the last E-step.
 local function checked_fit(self, X)
   X = kmeans.samples(X, "GaussianMixture:fit", 4)
-  local n, K = X:size(1), self.n_components
+  local g = kmeans.group(X, self.distributed, "GaussianMixture:fit", 3)
+  local n, K = g.n, self.n_components
   if n < 2 or n < K then
     error(("GaussianMixture:fit: %d samples for %d components (at least "
            .. "2, and as many as components)"):format(n, K), 3)
   end
   local inits = checked_inits(self, X)
-  return kmeans.seeded(self.seed, fit, self, X, inits)
+  if self.distributed and self.seed == nil then kmeans.align_generators() end
+  return kmeans.seeded(self.seed, fit, self, X, inits, g)
 end
 
 -- One EM iteration of the fitted model gm on X, as fit runs them, from
 -- gm's parameters: a function that returns the lower bound, for timing
--- an iteration (scripts/bench/mixture.lua). The parameters stay gm's.
+-- an iteration (scripts/bench/mixture.lua, dist.lua). The parameters stay
+-- gm's; a distributed gm takes X as this rank's shard.
 function M.em_step(gm, X)
-  local data = fit_data(gm, X)
+  local g = kmeans.group(X, gm.distributed, "em_step", 2)
+  local data = fit_data(gm, X, g)
   local params = current(gm, data)
   return function() return select(2, iterate(gm, data, params)) end
 end

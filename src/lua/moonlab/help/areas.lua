@@ -4,6 +4,6 @@ return {
   "array", -- first: help(x) for an array x shows it
   "construct", "convert", "elementwise", "reduce", "products", "binary",
   "linalg", "shape", "structure", "rearrange", "index", "stats", "random", "io", "knn",
-  "cluster", "datasets", "conv", "signal", "ndimage", "plot",
+  "cluster", "datasets", "conv", "signal", "ndimage", "plot", "dist",
   "runtime", "cuda", "test",
 }

@@ -4,6 +4,12 @@ local SEED = {
   doc = "restart ml's generator on this seed for the fit's random draws, "
         .. "and put it back afterwards; none: draw from ml's generator",
 }
+local DISTRIBUTED = {
+  name = "distributed", type = "boolean", default = "false",
+  doc = "fit the rows of all ranks of an ml.dist job, each rank passing "
+        .. "its shard (consecutive rows, in rank order): every rank gets "
+        .. "the one-process fit of the whole and the labels of its rows",
+}
 
 return {
   title = "Clustering and mixtures",
@@ -17,7 +23,20 @@ float64) and must be finite; the work stays on X's device and in its
 dtype. Labels and components are 1-based. The random parts (k-means++,
 random initialisations, sampling) draw from ml's generator (ml.seed), so
 the same seed gives the same numbers on every device, but not
-scikit-learn's numbers for its random_state.]],
+scikit-learn's numbers for its random_state.
+
+With distributed = true, fit takes each rank's shard of the rows of an
+ml.dist job (mpirun; every rank calls fit alike, with one row at least)
+and all-reduces the sufficient statistics: counts and sums of the
+clusters, the inertia, the responsibilities' sums and scatters, the lower
+bound, the mean and variances. The initialisation sees the whole rows:
+k-means++ runs on the all-gathered rows (each rank holds them all for
+the while), random choices draw global rows, alike on every rank (rank
+0's generator when no seed is given). The fit equals the one-process fit
+of all the rows to rounding (sums in another order: lower bounds within
+1e-9 relative, n_iter alike); labels are those of the rank's own rows,
+and the other methods work on the rows they are given. Without the
+option a fit runs no collective, in one process or several.]],
   entries = {
     {
       name = "KMeans",
@@ -51,6 +70,7 @@ squared distances to the centers) and n_iter (of the best run).]],
          doc = "the shift tolerance, relative to the mean per-feature "
                .. "variance"},
         SEED,
+        DISTRIBUTED,
       },
       returns = "a new model, to fit.",
       example = [[
@@ -155,9 +175,11 @@ best run).]],
         {name = "warm_start", type = "boolean", default = "false",
          doc = "refits start from the fitted parameters (one run)"},
         SEED,
+        DISTRIBUTED,
         {name = "verbose", type = "integer|boolean", default = "0",
          doc = "1: print each run's start and end, and a line every "
-               .. "verbose_interval iterations (lower bound, change, time)"},
+               .. "verbose_interval iterations (lower bound, change, time; "
+               .. "rank 0 only when distributed)"},
         {name = "verbose_interval", type = "integer", default = "10",
          doc = "iterations between verbose lines"},
       },
