@@ -233,6 +233,10 @@ describe("cuda elementwise", function()
       same(ml.where(cc:cuda(), ag, bg), ml.where(cc, ac, bc), "where " .. dt)
       same(ml.where(ml.gt(ag, bg), ag, 0), ml.where(ml.gt(ac, bc), ac, 0), "where scalar " .. dt)
     end
+    -- two numbers: the result lives on the condition's device
+    local cc = ml.gt(input({7, 3}, "float64"), 0)
+    same(ml.where(cc:cuda(), 1, -1.5), ml.where(cc, 1, -1.5), "where two numbers")
+    assert.equal("cpu", ml.where(cc, 1, -1).device)
   end)
 end)
 

@@ -126,6 +126,15 @@ static int op_where(lua_State *L) {
   if (isscalar(L, 2) && !isscalar(L, 3)) {
     b = l_toarray(L, 3, NULL);
     a = where_operand(L, 2, b);
+  } else if (isscalar(L, 2)) {
+    /* two numbers: the first as an array on the condition's device */
+    ml_scalar s = l_checkscalar(L, 2);
+    ml_array *t = l_newarray(L);
+    l_check(L, ml_full(t, s.is_int ? ML_INT64 : ml_default_dtype(), 0, NULL,
+                       ml_array_device(c), s));
+    lua_replace(L, 2);
+    a = t;
+    b = where_operand(L, 3, a);
   } else {
     a = l_toarray(L, 2, NULL);
     b = where_operand(L, 3, a);
