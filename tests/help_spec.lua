@@ -128,7 +128,12 @@ describe("help entries", function()
   it("have examples that run and print what their --> comments say", function()
     local state, dtype, device = ml.get_rng_state(), ml.get_default_dtype(), ml.device()
     local checked = 0
-    each_entry(function(e) checked = checked + run_example(e) end)
+    -- the plot area's examples draw through gnuplot: where it is not
+    -- installed (a GPU host with staged packages) they cannot run
+    local gnuplot = os.execute("command -v gnuplot >/dev/null 2>&1")
+    each_entry(function(e, area)
+      if area.name ~= "plot" or gnuplot then checked = checked + run_example(e) end
+    end)
     ml.set_rng_state(state)
     assert.equal(dtype, ml.get_default_dtype())
     assert.equal(device, ml.device())
