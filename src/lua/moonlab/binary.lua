@@ -9,25 +9,18 @@
 -- package.loaded["moonlab.binary_core"]. init.lua installs ml.binary.
 local check_options = require("moonlab.options").check
 local core = require "moonlab.binary_core"
+local args = require "moonlab.args"
+local fail, shape_str, array = args.fail, args.shape_str, args.array
 
 local M = {}
 
 local ml -- the module, given by install
-
-local function fail(level, fmt, ...)
-  error(fmt:format(...), level + 1)
-end
 
 local Packed = {}
 Packed.__index = Packed
 
 local function is_packed(x)
   return getmetatable(x) == Packed
-end
-
-local function shape_str(shape)
-  if #shape == 0 then return "()" end
-  return table.concat(shape, "x")
 end
 
 -- The logical shape of a packed array: its words' shape with the bits in
@@ -45,11 +38,6 @@ local function new(words, bits, dim)
   p.shape = logical_shape(p)
   p.device = words.device
   return p
-end
-
-local function array(x)
-  if ml.is_array(x) then return x end
-  return ml.array(x)
 end
 
 -- The dimension d (1-based, negative from the end) of nd dimensions, as a

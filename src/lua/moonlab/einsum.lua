@@ -8,18 +8,12 @@
 -- contracted, is multiplied elementwise with broadcasting. "..." stands
 -- for broadcast dimensions, aligned from the right as NumPy does; their
 -- internal labels are ".1" (the last), ".2", ... init.lua installs it.
+local args = require "moonlab.args"
+local fail, shape_str = args.fail, args.shape_str
+
 local M = {}
 
 local ml -- the module, given by install
-
-local function fail(level, fmt, ...)
-  error(fmt:format(...), level + 1)
-end
-
-local function shape_str(x)
-  if x:dim() == 0 then return "()" end
-  return table.concat(x.shape, "x")
-end
 
 -- The labels of one term for an operand of nd dimensions (nd nil: the
 -- output, whose "..." takes ell dimensions).

@@ -3,12 +3,9 @@
 -- them as binary, gnuplot run on it with its messages kept, and every file
 -- removed afterwards, errors included.
 local ml = require "moonlab"
+local fail = require("moonlab.args").fail
 
 local M = {}
-
-local function fail(level, fmt, ...)
-  error(fmt:format(...), level + 1)
-end
 
 -- s as a gnuplot string.
 function M.quote(s)

@@ -15,6 +15,8 @@ return function(ml)
     help_text = {"moonlab.help", "text"},
     timeit = {"moonlab.timing", "timeit"},
   }
+  -- the argument checks the modules below share (array needs ml)
+  require("moonlab.args").install(ml)
   -- ml.linalg's compositions and ml.cov, written in Lua
   require("moonlab.linalg").install(ml)
   -- ml.ndimage's filters built on its passes, written in Lua

@@ -4,6 +4,7 @@
 -- scatters of ml.linalg.gram. init.lua installs them: install(ml) adds
 -- them to ml and ml.linalg.
 local check_options = require("moonlab.options").check
+local fail = require("moonlab.args").fail
 
 local M = {}
 
@@ -22,10 +23,6 @@ local function floats(x, like)
     x = x:astype("float64")
   end
   return x
-end
-
-local function fail(level, fmt, ...)
-  error(fmt:format(...), level + 1)
 end
 
 -- An error unless a and b live on one device, in the core's words, at

@@ -5,6 +5,7 @@
 -- install(ml) adds them to ml and to the array methods (x:isclose(y) is
 -- ml.isclose(x, y)).
 local check_options = require("moonlab.options").check
+local is_float = require("moonlab.args").is_float
 
 local M = {}
 
@@ -18,8 +19,6 @@ local function named(name, fn, ...)
   local msg = tostring(r):gsub("^[^:\n]*:%d+: ", ""):gsub("^[%w_%.]+: ", "")
   error(name .. ": " .. msg, 3)
 end
-
-local function is_float(x) return x.dtype == "float32" or x.dtype == "float64" end
 
 -- v as an array on like's device (like may be nil or not an array): a
 -- number becomes a 0-d array of like's float dtype, else float64, as a

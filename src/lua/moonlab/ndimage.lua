@@ -10,24 +10,17 @@
 -- them to ml.ndimage.
 local check_options = require("moonlab.options").check
 local core = require "moonlab.ndimage_core"
+local args = require "moonlab.args"
+local fail, array = args.fail, args.array
 
 local M = {}
 
 local ml -- the module, given by install
 
-local function fail(level, fmt, ...)
-  error(fmt:format(...), level + 1)
-end
-
 local MODES = {
   reflect = true, constant = true, nearest = true, mirror = true, wrap = true,
   ["grid-mirror"] = true, ["grid-constant"] = true, ["grid-wrap"] = true,
 }
-
-local function array(x)
-  if ml.is_array(x) then return x end
-  return ml.array(x)
-end
 
 local function is_list(v)
   return type(v) == "table" and not ml.is_array(v)

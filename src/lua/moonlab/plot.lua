@@ -15,6 +15,7 @@
 local ml = require "moonlab"
 local check_options = require("moonlab.options").check
 local gnuplot = require "moonlab.gnuplot"
+local fail = require("moonlab.args").fail
 local quote = gnuplot.quote
 
 local M = {}
@@ -40,10 +41,6 @@ local STYLES = {lines = "lines", points = "points pt 7",
 local FIGURE_OPTS = {file = true, size = true, layout = true}
 local PANEL_OPTS = {"title", "xlabel", "ylabel", "logx", "logy", "xrange",
                     "yrange", "legend", "grid"}
-
-local function fail(level, fmt, ...)
-  error(fmt:format(...), level + 1)
-end
 
 -- Helpers ----------------------------------------------------------------
 

@@ -7,41 +7,13 @@
 -- the array repeat its period, as from NumPy 1.25 on. init.lua
 -- installs them: install(ml) adds them to ml and to the arrays' methods.
 local check_options = require("moonlab.options").check
+local args = require "moonlab.args"
+local fail, shape_str, array = args.fail, args.shape_str, args.array
+local integer, dim_of = args.integer, args.dim_of
 
 local M = {}
 
 local ml -- the module, given by install
-
-local function fail(level, fmt, ...)
-  error(fmt:format(...), level + 1)
-end
-
-local function shape_str(x)
-  if x:dim() == 0 then return "()" end
-  return table.concat(x.shape, "x")
-end
-
-local function array(x)
-  if ml.is_array(x) then return x end
-  return ml.array(x)
-end
-
-local function integer(level, name, what, v)
-  if math.type(v) ~= "integer" and not (type(v) == "number" and v == math.floor(v)) then
-    fail(level + 1, "%s: %s must be an integer, not %s", name, what, tostring(v))
-  end
-  return math.tointeger(v)
-end
-
--- The 1-based dimension d (negative from the end) of nd as 1..nd.
-local function dim_of(level, name, d, nd)
-  d = integer(level + 1, name, "dimension", d)
-  local a = d < 0 and nd + d + 1 or d
-  if d == 0 or a < 1 or a > nd then
-    fail(level + 1, "%s: dimension %d out of range for %d dimensions", name, d, nd)
-  end
-  return a
-end
 
 function M.flipud(x)
   x = array(x)

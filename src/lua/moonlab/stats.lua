@@ -8,40 +8,13 @@
 -- as an array go through searchsorted. init.lua installs them on ml and
 -- on the arrays' methods.
 local check_options = require("moonlab.options").check
+local args = require "moonlab.args"
+local fail, shape_str, array = args.fail, args.shape_str, args.array
+local is_float, dim_of = args.is_float, args.dim_of
 
 local M = {}
 
 local ml -- the module, given by install
-
-local function fail(level, fmt, ...)
-  error(fmt:format(...), level + 1)
-end
-
-local function shape_str(x)
-  if x:dim() == 0 then return "()" end
-  return table.concat(x.shape, "x")
-end
-
-local function array(x)
-  if ml.is_array(x) then return x end
-  return ml.array(x)
-end
-
-local function is_float(x)
-  return x.dtype == "float32" or x.dtype == "float64"
-end
-
--- The 1-based dimension d (negative from the end) of nd as 1..nd.
-local function dim_of(name, d, nd)
-  if math.type(d) ~= "integer" and not (type(d) == "number" and d == math.floor(d)) then
-    fail(3, "%s: dimension must be an integer, not %s", name, tostring(d))
-  end
-  local a = d < 0 and nd + d + 1 or d
-  if d == 0 or a < 1 or a > nd then
-    fail(3, "%s: dimension %d out of range for %d dimensions", name, d, nd)
-  end
-  return math.tointeger(a)
-end
 
 -- The sorted 1-D elements of x, their 1-based positions, and the marks
 -- (uint8, 1 where a run of equal values starts; NaNs are one run).
@@ -225,7 +198,7 @@ local function sorted_along(name, x, opts)
     x = x:reshape(x:numel())
     d = 1
   else
-    d = dim_of(name, opts.dim, x:dim())
+    d = dim_of(3, name, opts.dim, x:dim())
   end
   if x.shape[d] == 0 then
     fail(3, "%s: dimension %d is empty", name, d)
