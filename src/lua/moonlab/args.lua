@@ -30,14 +30,15 @@ function M.is_float(x)
   return x.dtype == "float32" or x.dtype == "float64"
 end
 
--- v as an integer (integral floats too), else an error naming it what.
+-- v as an integer (integral floats too, but not infinities or floats
+-- beyond the integers' range), else an error naming it what.
 function M.integer(level, name, what, v)
-  if math.type(v) ~= "integer"
-     and not (type(v) == "number" and v == math.floor(v)) then
+  local i = math.type(v) and math.tointeger(v)
+  if not i then
     fail(level + 1, "%s: %s must be an integer, not %s", name, what,
          tostring(v))
   end
-  return math.tointeger(v)
+  return i
 end
 local integer = M.integer
 
