@@ -7,7 +7,6 @@
 local ml = require "moonlab"
 require "moonlab.test"
 
-local DIR = "tests/fixtures/filter/"
 local DEV = ml.device()
 local FLOATS = {"float64", "float32"}
 local MODES = {"reflect", "constant", "nearest", "mirror", "wrap"}
@@ -15,40 +14,8 @@ local SIZES = {"full", "same", "valid"}
 local BOUNDARIES = {"fill", "symm", "wrap"}
 local FILL, CVAL = 0.5, 0.5
 
-local function load(name) return ml.load_npy(DIR .. name .. ".npy"):to(DEV) end
-
--- The inputs of a group (x1, x2, ... or w1, ...) until one is missing.
-local function inputs(group, kind)
-  local t = {}
-  while true do
-    local path = ("%s%s_%s%d.npy"):format(DIR, group, kind, #t + 1)
-    local f = io.open(path)
-    if not f then return t end
-    f:close()
-    t[#t + 1] = ml.load_npy(path):to(DEV)
-  end
-end
-
--- The group's results in make.py's order: next(shape) returns the next
--- one; done() tells whether all were read.
-local function results(group)
-  local ref, pos = load(group .. "_out"), 0
-  local function next_result(shape)
-    local n = 1
-    for _, s in ipairs(shape) do n = n * s end
-    local r = ref:narrow(1, pos + 1, n):reshape(shape)
-    pos = pos + n
-    return r
-  end
-  return next_result, function() return pos == ref:numel() end
-end
-
--- Tolerance for a result summing k taps of |w| |x| at most scale: double
--- sums, or float32 ones on a GPU (core/filter_backend.h).
-local function tol(dt, k, scale)
-  if dt == "float64" then return {rtol = 1e-12, atol = 1e-12 * scale} end
-  return {rtol = 2^-22, atol = 2^-23 * (k + 2) * scale}
-end
+local F = require "tests.helpers.filter_fixtures"
+local load, inputs, results, tol = F.load, F.inputs, F.results, F.tol
 
 local function valid_ok(x, w)
   local ge, le = true, true

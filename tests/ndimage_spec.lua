@@ -8,43 +8,14 @@
 local ml = require "moonlab"
 require "moonlab.test"
 
-local DIR = "tests/fixtures/filter/"
 local DEV = ml.device()
 local FLOATS = {"float64", "float32"}
 local MODES = {"reflect", "constant", "nearest", "mirror", "wrap"}
 local CVAL = 0.5
 local nd = ml.ndimage
 
-local function load(name) return ml.load_npy(DIR .. name .. ".npy"):to(DEV) end
-
-local function inputs(group, kind)
-  local t = {}
-  while true do
-    local path = ("%s%s_%s%d.npy"):format(DIR, group, kind, #t + 1)
-    local f = io.open(path)
-    if not f then return t end
-    f:close()
-    t[#t + 1] = ml.load_npy(path):to(DEV)
-  end
-end
-
--- The group's results in make.py's order (see filter_spec.lua).
-local function results(group)
-  local ref, pos = load(group .. "_out"), 0
-  local function next_result(shape)
-    local n = 1
-    for _, s in ipairs(shape) do n = n * s end
-    local r = ref:narrow(1, pos + 1, n):reshape(shape)
-    pos = pos + n
-    return r
-  end
-  return next_result, function() return pos == ref:numel() end
-end
-
-local function tol(dt, k, scale)
-  if dt == "float64" then return {rtol = 1e-12, atol = 1e-12 * scale} end
-  return {rtol = 2^-22, atol = 2^-23 * (k + 2) * scale}
-end
+local F = require "tests.helpers.filter_fixtures"
+local load, inputs, results, tol = F.load, F.inputs, F.results, F.tol
 
 -- x compared with the next result, the case named in a failure.
 local function check(next_result, y, dt, k, scale, what)
