@@ -3,9 +3,11 @@
  * row's maximum (NaN when an element is NaN), the sum in double of the
  * exponentials shifted by it, lse, then the outputs. A group of threads a
  * row, a warp for rows up to WARP_ROW elements and a block beyond, with
- * 16-byte loads where the rows allow; the row is read three times, from
- * memory once and then mostly from the caches, or once into registers
- * when it is short (softmax_rows_reg). The sums are a fixed tree
+ * 16-byte loads where the rows allow; a row that fits the group's
+ * registers (REG_VECS loads a thread: 1024 float32 for a warp, 8192 for
+ * a block) is read from memory once and written once (softmax_rows_reg),
+ * a longer one is read three times, from memory once and then mostly from
+ * the caches (softmax_rows). The sums are a fixed tree
  * (a butterfly over the lanes, then the warps in order), so the bits are
  * the same on every run. */
 #include <math.h>
@@ -95,17 +97,20 @@ __global__ void __launch_bounds__(SM_BLOCK)
   }
 }
 
-/* Rows of up to 32 V REG_VECS elements (1024 float32), a warp a row with
- * the row in registers: read from memory once, written once. The same
- * operations in the same order as softmax_rows with G = 32. */
+/* Rows of up to G V REG_VECS elements, G threads a row with the row in
+ * registers: read from memory once, written once. The same operations in
+ * the same order as softmax_rows with the same G. */
 #define REG_VECS 8
 
-template <class T, int V>
+template <class T, int G, int V>
 __global__ void __launch_bounds__(SM_BLOCK)
     softmax_rows_reg(const T *in, T *out, T *lse, int64_t rows, int64_t n, int logs) {
-  constexpr int PER = SM_BLOCK / 32;
-  const int lane = threadIdx.x & 31;
-  for (int64_t r = (int64_t)blockIdx.x * PER + threadIdx.x / 32; r < rows;
+  __shared__ double red[SM_BLOCK / 32];
+  __shared__ T redv[SM_BLOCK / 32];
+  __shared__ int redn[SM_BLOCK / 32];
+  constexpr int PER = SM_BLOCK / G;
+  const int tid = threadIdx.x % G;
+  for (int64_t r = (int64_t)blockIdx.x * PER + threadIdx.x / G; r < rows;
        r += (int64_t)gridDim.x * PER) {
     const T *x = in + r * n;
     T *y = out + r * n;
@@ -114,37 +119,37 @@ __global__ void __launch_bounds__(SM_BLOCK)
     bool nan = false;
 #pragma unroll
     for (int q = 0; q < REG_VECS; q++) {
-      const int64_t j = ((int64_t)q * 32 + lane) * V;
+      const int64_t j = ((int64_t)q * G + tid) * V;
       if (j < n) v[q] = *reinterpret_cast<const Vec<T, V> *>(x + j);
     }
 #pragma unroll
     for (int q = 0; q < REG_VECS; q++) {
-      if (((int64_t)q * 32 + lane) * V >= n) continue;
+      if (((int64_t)q * G + tid) * V >= n) continue;
 #pragma unroll
       for (int e = 0; e < V; e++) {
         nan |= v[q].v[e] != v[q].v[e];
         c = v[q].v[e] > c ? v[q].v[e] : c;
       }
     }
-    c = group_max<T, 32>(c, nan, nullptr, nullptr);
+    c = group_max<T, G>(c, nan, redv, redn);
     double s = 0;
 #pragma unroll
     for (int q = 0; q < REG_VECS; q++) {
-      if (((int64_t)q * 32 + lane) * V >= n) continue;
+      if (((int64_t)q * G + tid) * V >= n) continue;
 #pragma unroll
       for (int e = 0; e < V; e++) s += (double)sm_exp(v[q].v[e] - c);
     }
-    s = group_sum<32>(s, nullptr);
+    s = group_sum<G>(s, red);
     const T l = (T)(isfinite((double)c) ? (double)c + log(s) : (double)c);
 #pragma unroll
     for (int q = 0; q < REG_VECS; q++) {
-      const int64_t j = ((int64_t)q * 32 + lane) * V;
+      const int64_t j = ((int64_t)q * G + tid) * V;
       if (j >= n) continue;
 #pragma unroll
       for (int e = 0; e < V; e++) v[q].v[e] = logs ? v[q].v[e] - l : sm_exp(v[q].v[e] - l);
       *reinterpret_cast<Vec<T, V> *>(y + j) = v[q];
     }
-    if (lane == 0) lse[r] = l;
+    if (tid == 0) lse[r] = l;
   }
 }
 
@@ -154,9 +159,9 @@ static int launch_group(cuda_dev *d, const T *in, T *out, T *lse, int64_t rows, 
   constexpr int V = 16 / sizeof(T);
   unsigned grid = blocks_for(rows, SM_BLOCK / G);
   bool vec = n % V == 0 && (uintptr_t)in % 16 == 0 && (uintptr_t)out % 16 == 0;
-  if (vec && G == 32 && n <= 32 * V * REG_VECS)
-    return cuda_launch<softmax_rows_reg<T, V>>(d, grid, SM_BLOCK, 0, "softmax", in, out, lse,
-                                               rows, n, logs);
+  if (vec && n <= (int64_t)G * V * REG_VECS)
+    return cuda_launch<softmax_rows_reg<T, G, V>>(d, grid, SM_BLOCK, 0, "softmax", in, out,
+                                                  lse, rows, n, logs);
   if (vec)
     return cuda_launch<softmax_rows<T, G, V>>(d, grid, SM_BLOCK, 0, "softmax", in, out, lse,
                                               rows, n, logs);
