@@ -1,4 +1,4 @@
-/* searchsorted and histogram's equal bins.
+/* searchsorted, histogram's equal bins and bincount.
  *
  * CPU reference: src/cpu/cpu_count.c. searchsorted: a thread per searched
  * value, a binary search over the order keys (core/order_key.h) of the
@@ -6,11 +6,14 @@
  * core/histogram_bin.h, as on the CPU. With at most SHARED_BINS bins
  * (SHARED_WBINS with weights) each block keeps a private histogram and the
  * edges in shared memory, counts its grid-stride share of the elements
- * with shared-memory atomics (32-bit counts: a block sees fewer than 2^32
- * elements) and adds its nonzero bins to out with one global atomic each;
- * more bins count straight into out with global atomics. Counts are
- * exact; weighted sums are double atomics, in no fixed order. */
+ * (16-byte loads, several in flight a thread) with shared-memory atomics
+ * (32-bit counts: a block sees fewer than 2^32 elements) and adds its
+ * nonzero bins to out with one global atomic each;
+ * more bins count straight into out with global atomics. bincount
+ * likewise, its slots in place of the bins. Counts are exact; weighted
+ * sums are double atomics, in no fixed order. */
 #include "launch.cuh"
+#include "map.cuh"
 #include "select.cuh"
 
 #define BLOCK 256
@@ -61,47 +64,76 @@ extern "C" int cuda_searchsorted(const ml_array *out, const ml_array *a, const m
   }
 }
 
-/* ---- histogram ---- */
-
-__device__ __forceinline__ int64_t bin_of(float x, const float *e, int64_t nb, float denom) {
-  return ml_histogram_bin_f32(x, e, nb, denom);
+/* Calls f(in[i], i) for the thread's grid-stride share of in[0, n): U
+ * 16-byte loads in flight a thread before any call where in is aligned
+ * (at 8 blocks an SM that keeps enough bytes in flight for the memory's
+ * bandwidth), then the elements past the last whole vector. */
+template <class T, class F>
+__device__ __forceinline__ void each_element(const T *in, int64_t n, F f) {
+  constexpr int V = 16 / sizeof(T), U = 4;
+  const int64_t nv = (uintptr_t)in % 16 == 0 ? n / V : 0;
+  const int64_t vstep = (int64_t)gridDim.x * blockDim.x * U;
+  const Vec<T, V> *p = reinterpret_cast<const Vec<T, V> *>(in);
+  for (int64_t g = (int64_t)blockIdx.x * blockDim.x * U + threadIdx.x; g < nv; g += vstep) {
+    Vec<T, V> v[U];
+#pragma unroll
+    for (int u = 0; u < U; u++)
+      if (g + u * blockDim.x < nv) v[u] = p[g + u * blockDim.x];
+#pragma unroll
+    for (int u = 0; u < U; u++) {
+      const int64_t j = g + u * blockDim.x;
+      if (j >= nv) continue;
+#pragma unroll
+      for (int e = 0; e < V; e++) f(v[u].v[e], j * V + e);
+    }
+  }
+  const int64_t step = (int64_t)gridDim.x * blockDim.x;
+  for (int64_t i = nv * V + (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step)
+    f(in[i], i);
 }
 
-__device__ __forceinline__ int64_t bin_of(double x, const double *e, int64_t nb,
-                                          double denom) {
-  return ml_histogram_bin_f64(x, e, nb, denom);
+/* ---- histogram ---- */
+
+__device__ __forceinline__ int64_t bin_of(float x, const float *e, int64_t nb, float lo,
+                                          float hi, float denom) {
+  return ml_histogram_bin_f32(x, e, nb, lo, hi, denom);
+}
+
+__device__ __forceinline__ int64_t bin_of(double x, const double *e, int64_t nb, double lo,
+                                          double hi, double denom) {
+  return ml_histogram_bin_f64(x, e, nb, lo, hi, denom);
 }
 
 /* Block-private histogram: dynamic shared memory holds the nbins + 1
- * edges, then nbins counts (unsigned, w NULL) or sums (double). */
-template <class T>
+ * edges, then nbins counts (unsigned) or sums (double, W: weights w). */
+template <class T, bool W>
 __global__ void __launch_bounds__(BLOCK)
     hist_shared(const T *in, int64_t n, const double *w, const T *edges, int64_t nbins,
                 T denom, unsigned long long *counts, double *sums) {
   extern __shared__ double smem[];
   double *ssum = smem;
   unsigned *scount = (unsigned *)smem;
-  T *se = w ? (T *)(smem + nbins) : (T *)(scount + nbins + (nbins & 1));
+  T *se = W ? (T *)(smem + nbins) : (T *)(scount + nbins + (nbins & 1));
   for (int64_t b = threadIdx.x; b < nbins; b += blockDim.x) {
-    if (w)
+    if (W)
       ssum[b] = 0;
     else
       scount[b] = 0;
   }
   for (int64_t b = threadIdx.x; b <= nbins; b += blockDim.x) se[b] = edges[b];
   __syncthreads();
-  int64_t step = (int64_t)gridDim.x * blockDim.x;
-  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step) {
-    int64_t b = bin_of(in[i], se, nbins, denom);
-    if (b < 0) continue;
-    if (w)
+  const T lo = se[0], hi = se[nbins];
+  each_element(in, n, [&](T x, int64_t i) {
+    int64_t b = bin_of(x, se, nbins, lo, hi, denom);
+    if (b < 0) return;
+    if (W)
       atomicAdd(&ssum[b], w[i]);
     else
       atomicAdd(&scount[b], 1u);
-  }
+  });
   __syncthreads();
   for (int64_t b = threadIdx.x; b < nbins; b += blockDim.x) {
-    if (w) {
+    if (W) {
       if (ssum[b] != 0) atomicAdd(&sums[b], ssum[b]);
     } else if (scount[b]) {
       atomicAdd(&counts[b], (unsigned long long)scount[b]);
@@ -111,18 +143,18 @@ __global__ void __launch_bounds__(BLOCK)
 
 /* Many bins: global atomics straight into out. */
 template <class T>
-__global__ void hist_global(const T *in, int64_t n, const double *w, const T *edges,
-                            int64_t nbins, T denom, unsigned long long *counts,
-                            double *sums) {
-  int64_t step = (int64_t)gridDim.x * blockDim.x;
-  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step) {
-    int64_t b = bin_of(in[i], edges, nbins, denom);
-    if (b < 0) continue;
+__global__ void __launch_bounds__(BLOCK)
+    hist_global(const T *in, int64_t n, const double *w, const T *edges, int64_t nbins,
+                T denom, unsigned long long *counts, double *sums) {
+  const T lo = edges[0], hi = edges[nbins];
+  each_element(in, n, [&](T x, int64_t i) {
+    int64_t b = bin_of(x, edges, nbins, lo, hi, denom);
+    if (b < 0) return;
     if (w)
       atomicAdd(&sums[b], w[i]);
     else
       atomicAdd(&counts[b], 1ull);
-  }
+  });
 }
 
 template <class T>
@@ -137,8 +169,13 @@ static int hist_typed(cuda_dev *d, const ml_array *out, const ml_array *in,
     size_t smem = weights ? (size_t)nbins * sizeof(double)
                           : (size_t)(nbins + (nbins & 1)) * sizeof(unsigned);
     smem += (size_t)(nbins + 1) * sizeof(T);
-    return cuda_launch<hist_shared<T>>(d, grid_for(n, BLOCK, d, 4), BLOCK, smem, "histogram",
-                                       array_ptr<T>(in), n, w, e, nbins, (T)denom, c, s);
+    if (w)
+      return cuda_launch<hist_shared<T, true>>(d, grid_for(n, BLOCK, d, 8), BLOCK, smem,
+                                               "histogram", array_ptr<T>(in), n, w, e, nbins,
+                                               (T)denom, c, s);
+    return cuda_launch<hist_shared<T, false>>(d, grid_for(n, BLOCK, d, 8), BLOCK, smem,
+                                              "histogram", array_ptr<T>(in), n, w, e, nbins,
+                                              (T)denom, c, s);
   }
   return cuda_launch<hist_global<T>>(d, grid_for(n, BLOCK, d), BLOCK, 0, "histogram",
                                      array_ptr<T>(in), n, w, e, nbins, (T)denom, c, s);
@@ -154,4 +191,67 @@ extern "C" int cuda_histogram(const ml_array *out, const ml_array *in, const ml_
   if (rc || ml_array_numel(in) == 0) return rc;
   if (in->dtype == ML_FLOAT32) return hist_typed<float>(d, out, in, weights, edges, denom);
   return hist_typed<double>(d, out, in, weights, edges, denom);
+}
+
+/* ---- bincount ---- */
+
+/* The slot of integer v from lo, or -1 (unsigned: values below lo wrap
+ * past nbins). */
+template <class T> __device__ __forceinline__ int64_t unit_bin(T v, int64_t lo, int64_t nbins) {
+  const uint64_t b = (uint64_t)(int64_t)v - (uint64_t)lo;
+  return b < (uint64_t)nbins ? (int64_t)b : -1;
+}
+
+/* At most SHARED_BINS slots: block-private 32-bit counts in shared
+ * memory, added to out with one global atomic a nonzero slot. */
+template <class T>
+__global__ void __launch_bounds__(BLOCK)
+    bins_shared(const T *in, int64_t n, int64_t lo, int64_t nbins, unsigned long long *counts) {
+  extern __shared__ unsigned scount[];
+  for (int64_t b = threadIdx.x; b < nbins; b += blockDim.x) scount[b] = 0;
+  __syncthreads();
+  each_element(in, n, [&](T x, int64_t) {
+    const int64_t b = unit_bin(x, lo, nbins);
+    if (b >= 0) atomicAdd(&scount[b], 1u);
+  });
+  __syncthreads();
+  for (int64_t b = threadIdx.x; b < nbins; b += blockDim.x)
+    if (scount[b]) atomicAdd(&counts[b], (unsigned long long)scount[b]);
+}
+
+/* More slots: global atomics straight into out. */
+template <class T>
+__global__ void __launch_bounds__(BLOCK)
+    bins_global(const T *in, int64_t n, int64_t lo, int64_t nbins, unsigned long long *counts) {
+  each_element(in, n, [&](T x, int64_t) {
+    const int64_t b = unit_bin(x, lo, nbins);
+    if (b >= 0) atomicAdd(&counts[b], 1ull);
+  });
+}
+
+template <class T>
+static int bins_typed(cuda_dev *d, const ml_array *out, const ml_array *in, int64_t lo) {
+  const int64_t n = ml_array_numel(in), nbins = ml_array_numel(out);
+  const T *p = array_ptr<const T>(in);
+  unsigned long long *c = array_ptr<unsigned long long>(out);
+  if (nbins <= SHARED_BINS)
+    return cuda_launch<bins_shared<T>>(d, grid_for(n, BLOCK, d, 8), BLOCK,
+                                       (size_t)nbins * sizeof(unsigned), "bincount", p, n, lo,
+                                       nbins, c);
+  return cuda_launch<bins_global<T>>(d, grid_for(n, BLOCK, d, 8), BLOCK, 0, "bincount", p, n,
+                                     lo, nbins, c);
+}
+
+extern "C" int cuda_bincount(const ml_array *out, const ml_array *in, int64_t lo) {
+  cuda_dev *d;
+  int rc = cuda_enter(array_device(in), &d);
+  if (!rc)
+    rc = cuda_check(cudaMemsetAsync(ml_array_data(out), 0, ml_array_nbytes(out), d->stream),
+                    "bincount");
+  if (rc || ml_array_numel(in) == 0 || ml_array_numel(out) == 0) return rc;
+  switch (in->dtype) {
+    case ML_UINT8: return bins_typed<uint8_t>(d, out, in, lo);
+    case ML_INT32: return bins_typed<int32_t>(d, out, in, lo);
+    default: return bins_typed<int64_t>(d, out, in, lo);
+  }
 }

@@ -177,6 +177,7 @@ extern "C" int cuda_backend_init(void) {
   b->topk = cuda_topk;
   b->searchsorted = cuda_searchsorted;
   b->histogram = cuda_histogram;
+  b->bincount = cuda_bincount;
   b->random = cuda_random;
   int rc = ml_backend_register(ML_CUDA, b, n, n > 0 ? NULL : why);
   if (!rc) rc = ml_knn_backend_register(ML_CUDA, &cuda_knn_backend);

@@ -75,6 +75,7 @@ int cuda_searchsorted(const ml_array *out, const ml_array *a,
                       const ml_array *v, int right);
 int cuda_histogram(const ml_array *out, const ml_array *in,
                    const ml_array *weights, const ml_array *edges, double denom);
+int cuda_bincount(const ml_array *out, const ml_array *in, int64_t lo);
 
 /* knn.cu: the kNN area's table, which takes filter and sample from
  * knn_filter.cu. */

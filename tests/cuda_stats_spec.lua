@@ -41,9 +41,28 @@ describe("cuda stats", function()
     end
     local c = ml.array({0 / 0, 1, 0 / 0, -0.0, 0.0, 1})
     both(function(x) return x:unique({return_counts = true}) end, c, c:cuda(), "nan")
+    -- integers counted over their range: slots in shared memory (a few
+    -- thousand) and in global memory (tens of thousands), negative values
+    for _, dt in ipairs({"uint8", "int32", "int64"}) do
+      for _, r in ipairs({{0, 200}, {-3000, 3000}, {-40000, 9000}}) do
+        if dt ~= "uint8" or r[1] == 0 then
+          local cx, gx = pair({100003}, dt, r[1], r[2])
+          both(function(x) return x:unique({return_inverse = true, return_counts = true}) end,
+               cx, gx, ("unique counted %s [%d, %d)"):format(dt, r[1], r[2]))
+        end
+      end
+    end
   end)
 
   it("bincount agrees with the CPU", function()
+    for _, dt in ipairs({"uint8", "int32", "int64"}) do
+      for _, hi in ipairs({1, 200, 9000, 70000}) do
+        local c, g = pair({100003}, dt, 0, dt == "uint8" and math.min(hi, 256) or hi)
+        both(function(x) return x:bincount() end, c, g, ("bincount %s < %d"):format(dt, hi))
+        local v = g[{{2, 100003, 3}}]
+        both(function(x) return x:bincount({minlength = 5}) end, v:cpu(), v, "strided " .. dt)
+      end
+    end
     for _, n in ipairs({1, 31, 257, 100003}) do
       local c, g = pair({n}, "int64", 0, 300)
       local wc, wg = pair({n}, "float64")

@@ -34,12 +34,36 @@ describe("stats", function()
       if x:numel() > 0 then
         check(v:index_select(1, inv), x:reshape(x:numel()), x.dtype, 0, n .. " v[inv]")
       end
+      -- without return_index, integers in a narrow range count instead of sorting
+      v, inv, c = ml.unique(x, {return_inverse = true, return_counts = true})
+      check(v, load("u_v_" .. n), x.dtype, 0, n .. " counted")
+      check(inv, load("u_inv_" .. n) + 1, "int64", 0, n .. " counted inverse")
+      check(c, load("u_c_" .. n), "int64", 0, n .. " counted counts")
     end
     local x = load("u_x_i711")
     check(x:t():unique(), load("u_v_i711"), "int32", 0, "view")
     local v, c = x:unique({return_counts = true})
     check(c, load("u_c_i711"), "int64", 0, "counts alone")
     assert.equal(v.shape[1], c.shape[1])
+  end)
+
+  it("unique counts integers of a narrow range as it sorts a wide one", function()
+    ml.seed(7)
+    for _, dt in ipairs({"uint8", "int32", "int64"}) do
+      local x = ml.randint(dt == "uint8" and 0 or -60, 60, 3001, {dtype = dt, device = DEV})
+      -- the same order spread past twice the count: the sorting path
+      local wide = x:astype("int64") * 1000003
+      local v, inv, c = x:unique({return_inverse = true, return_counts = true})
+      local wv, winv, wc = wide:unique({return_inverse = true, return_counts = true})
+      check(v:astype("int64") * 1000003, wv, "int64", 0, dt .. " values")
+      check(inv, winv, "int64", 0, dt .. " inverse")
+      check(c, wc, "int64", 0, dt .. " counts")
+      check(v, x:unique({return_index = true}), dt, 0, dt .. " sorted path")
+    end
+    local big = ml.array({math.maxinteger, 0, math.mininteger, 0}, {dtype = "int64", device = DEV})
+    local v, c = big:unique({return_counts = true})
+    assert.same({math.mininteger, 0, math.maxinteger}, v:cpu():totable())
+    assert.same({1, 2, 1}, c:cpu():totable())
   end)
 
   it("unique keeps the order of first occurrence when not sorted", function()

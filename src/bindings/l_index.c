@@ -3,8 +3,9 @@
  * masked_fill nonzero argwhere sort argsort topk searchsorted. Index
  * arguments may be arrays, integers or tables of integers (1-based,
  * negative from the end); masks arrays or tables of booleans or 0/1.
- * moonlab/stats.lua builds histogram over one more primitive that is no
- * public function, the counts of equal bins, which this file leaves in
+ * moonlab/stats.lua builds histogram, bincount and unique over two more
+ * primitives that are no public functions, the counts of equal bins and
+ * of integers, which this file leaves in
  * package.loaded["moonlab.count_core"]. */
 #include <string.h>
 
@@ -225,6 +226,16 @@ static int l_histogram_counts(lua_State *L) {
   return 1;
 }
 
+/* count_core.bincount(x, lo, nbins) -> the int64 counts of x's integers
+ * v in slot v - lo + 1, lo <= v < lo + nbins. */
+static int l_bincount_counts(lua_State *L) {
+  ml_array *a = l_checkarray(L, 1);
+  lua_Integer lo = luaL_checkinteger(L, 2), nbins = luaL_checkinteger(L, 3);
+  ml_array *r = l_newarray(L);
+  l_check(L, ml_bincount(r, a, lo, nbins));
+  return 1;
+}
+
 void l_open_index(lua_State *L, int module, int methods) {
   static const luaL_Reg fns[] = {
       {"index_select", l_index_select}, {"index_add", l_index_add}, {"gather", l_gather},
@@ -234,6 +245,7 @@ void l_open_index(lua_State *L, int module, int methods) {
       {"argsort", l_argsort},           {"topk", l_topk},
       {"searchsorted", l_searchsorted}, {NULL, NULL}};
   static const luaL_Reg internal[] = {{"histogram", l_histogram_counts},
+                                      {"bincount", l_bincount_counts},
                                       {NULL, NULL}};
   l_setfuncs(L, module, fns);
   l_setfuncs(L, methods, fns);

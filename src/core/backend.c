@@ -18,7 +18,7 @@ static const char *const entries[] = {
     "reduce", "cumsum",        "cumprod",    "softmax",    "gemm",       "index_select", "index_add",
     "gather",
     "scatter", "masked_select", "sort",      "topk",        "searchsorted",
-    "histogram", "random"};
+    "histogram", "bincount", "random"};
 
 #define NENTRIES (sizeof entries / sizeof *entries)
 _Static_assert(offsetof(ml_backend, alloc) + NENTRIES * sizeof(void (*)(void)) ==

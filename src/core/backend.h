@@ -189,6 +189,10 @@ typedef struct ml_backend {
   int (*histogram)(const ml_array *out, const ml_array *in,
                    const ml_array *weights, const ml_array *edges,
                    double denom);
+  /* numpy.bincount's counts from lo: out (int64, contiguous, nbins)
+   * counts the elements v of contiguous in (uint8, int32 or int64) with
+   * lo <= v < lo + nbins in bin v - lo; the others go nowhere. */
+  int (*bincount)(const ml_array *out, const ml_array *in, int64_t lo);
 
   /* Fills contiguous out from the Philox4x32-10 stream (core/philox.h)
    * at counter offset; p1, p2: [low, high) for uniform and randint, mean

@@ -1,4 +1,4 @@
-/* searchsorted and histogram: checks, contiguous operands of one dtype,
+/* searchsorted, histogram and bincount: checks, contiguous operands of one dtype,
  * the result array, dispatch. */
 #include "count.h"
 
@@ -71,5 +71,22 @@ int ml_histogram(ml_array *out, const ml_array *a, const ml_array *weights,
   ml_array_release(&ca);
   ml_array_release(&ce);
   ml_array_release(&cw);
+  return ml_array_commit(out, &r, rc);
+}
+
+int ml_bincount(ml_array *out, const ml_array *a, int64_t lo, int64_t nbins) {
+  const ml_backend *be;
+  int rc = ml_backend_get(ml_array_device(a), &be);
+  if (rc) return rc;
+  if (ml_dtype_is_float(a->dtype))
+    return ml_fail(ML_EINVAL, "bincount: x must hold integers, not %s",
+                   ml_dtype_name(a->dtype));
+  if (nbins < 0)
+    return ml_fail(ML_EINVAL, "bincount: %lld bins", (long long)nbins);
+  ml_array ca = {0}, r = {0};
+  rc = ml_contiguous(&ca, a);
+  if (!rc) rc = ml_array_empty(&r, ML_INT64, 1, &nbins, ml_array_device(a));
+  if (!rc) rc = be->bincount(&r, &ca, lo);
+  ml_array_release(&ca);
   return ml_array_commit(out, &r, rc);
 }

@@ -1,5 +1,5 @@
-/* Counting: searchsorted's insertion points and histogram's counts over
- * equal bins. out receives a new array (what it held is released); on an
+/* Counting: searchsorted's insertion points, histogram's counts over
+ * equal bins and bincount's. out receives a new array (what it held is released); on an
  * error it is left untouched. */
 #ifndef ML_COUNT_H
 #define ML_COUNT_H
@@ -20,5 +20,10 @@ int ml_searchsorted(ml_array *out, const ml_array *a, const ml_array *v,
  * int64 counts, or, with weights (a's shape), float64 sums of weights. */
 int ml_histogram(ml_array *out, const ml_array *a, const ml_array *weights,
                  const ml_array *edges, double denom);
+
+/* out (int64, nbins) = numpy.bincount's counts of the integers of a (any
+ * shape) shifted by lo: slot v - lo counts the elements equal to v, for
+ * lo <= v < lo + nbins; other values are not counted. */
+int ml_bincount(ml_array *out, const ml_array *a, int64_t lo, int64_t nbins);
 
 #endif

@@ -8,8 +8,9 @@
  * to the last bin; then, as the arithmetic can be an ulp off at an edge,
  * i moves down by one where x < edges[i] and up by one where x >=
  * edges[i + 1] (never past the last bin, which is closed). -1: x is
- * outside [lo, hi] or NaN. lo and hi are edges[0] and edges[nbins];
- * denom > 0. */
+ * outside [lo, hi] or NaN. The caller passes lo = edges[0] and hi =
+ * edges[nbins] (a kernel keeps them in registers; from shared memory they
+ * would be read again after every shared-memory atomic); denom > 0. */
 #ifndef ML_HISTOGRAM_BIN_H
 #define ML_HISTOGRAM_BIN_H
 
@@ -21,10 +22,10 @@
 #define ML_BIN_FN static inline
 #endif
 
-ML_BIN_FN int64_t ml_histogram_bin_f32(float x, const float *edges,
-                                       int64_t nbins, float denom) {
-  if (!(x >= edges[0] && x <= edges[nbins])) return -1;
-  float f = ((x - edges[0]) / denom) * (float)nbins;
+ML_BIN_FN int64_t ml_histogram_bin_f32(float x, const float *edges, int64_t nbins,
+                                       float lo, float hi, float denom) {
+  if (!(x >= lo && x <= hi)) return -1;
+  float f = ((x - lo) / denom) * (float)nbins;
   int64_t i = (int64_t)f;
   if (i >= nbins) i = nbins - 1;
   if (x < edges[i])
@@ -34,10 +35,10 @@ ML_BIN_FN int64_t ml_histogram_bin_f32(float x, const float *edges,
   return i;
 }
 
-ML_BIN_FN int64_t ml_histogram_bin_f64(double x, const double *edges,
-                                       int64_t nbins, double denom) {
-  if (!(x >= edges[0] && x <= edges[nbins])) return -1;
-  double f = ((x - edges[0]) / denom) * (double)nbins;
+ML_BIN_FN int64_t ml_histogram_bin_f64(double x, const double *edges, int64_t nbins,
+                                       double lo, double hi, double denom) {
+  if (!(x >= lo && x <= hi)) return -1;
+  double f = ((x - lo) / denom) * (double)nbins;
   int64_t i = (int64_t)f;
   if (i >= nbins) i = nbins - 1;
   if (x < edges[i])

@@ -75,6 +75,7 @@ int cpu_searchsorted(const ml_array *out, const ml_array *a,
                      const ml_array *v, int right);
 int cpu_histogram(const ml_array *out, const ml_array *in,
                   const ml_array *weights, const ml_array *edges, double denom);
+int cpu_bincount(const ml_array *out, const ml_array *in, int64_t lo);
 
 /* cpu_random.c */
 int cpu_random(ml_randkind kind, const ml_array *out, uint64_t seed,

@@ -32,6 +32,7 @@ static const ml_backend cpu_backend = {
     .topk = cpu_topk,
     .searchsorted = cpu_searchsorted,
     .histogram = cpu_histogram,
+    .bincount = cpu_bincount,
     .random = cpu_random,
 };
 

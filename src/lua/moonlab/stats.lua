@@ -3,14 +3,16 @@
 -- bincount, histogram, median, quantile, percentile, nansum, nanmean,
 -- nanmax and nanmin. Positions are 1-based (unique's index and inverse);
 -- values stay values (bincount counts the value 0 in its first slot).
--- histogram's equal bins count through one primitive that is no public
--- function (moonlab.count_core, from src/bindings/l_index.c); edges given
--- as an array go through searchsorted. init.lua installs them on ml and
+-- histogram's equal bins, bincount and the unique of integers in a
+-- narrow range count through two primitives that are no public functions
+-- (moonlab.count_core, from src/bindings/l_index.c); edges given as an
+-- array go through searchsorted. init.lua installs them on ml and
 -- on the arrays' methods.
 local check_options = require("moonlab.options").check
 local args = require "moonlab.args"
 local fail, shape_str, array = args.fail, args.shape_str, args.array
 local is_float, dim_of = args.is_float, args.dim_of
+local count_core = require "moonlab.count_core"
 
 local M = {}
 
@@ -34,6 +36,28 @@ local function runs(x)
   return s, perm, first
 end
 
+-- unique of integers whose range is at most DENSE_SPAN or twice their
+-- number: one count of every value in the range (count_core.bincount, a
+-- pass over x) instead of a sort. Returns nothing for a wider range.
+local DENSE_SPAN = 1 << 16
+
+local function dense_unique(x, opts)
+  local n = x:numel()
+  local lo, hi = x:min(), x:max()
+  local span = hi - lo + 1 -- wraps below 1 when int64's range overflows
+  if span < 1 or span > math.max(DENSE_SPAN, 2 * n) then return nil end
+  local counts = count_core.bincount(x, lo, span)
+  local present = ml.gt(counts, 0)
+  local slots = present:nonzero()
+  local values = (slots + (lo - 1)):astype(x.dtype)
+  local inverse
+  if opts.return_inverse then
+    local rank = present:astype("int64"):cumsum()
+    inverse = rank:index_select(1, x:reshape(n):astype("int64") - (lo - 1))
+  end
+  return values, inverse, opts.return_counts and counts:index_select(1, slots)
+end
+
 function M.unique(x, opts)
   check_options("unique", opts)
   opts = opts or {}
@@ -47,6 +71,15 @@ function M.unique(x, opts)
     if opts.return_inverse then out[#out + 1] = none end
     if opts.return_counts then out[#out + 1] = none end
     return table.unpack(out)
+  end
+  if not is_float(x) and not opts.return_index and opts.sorted ~= false then
+    local values, inverse, counts = dense_unique(x, opts)
+    if values then
+      local out = {values}
+      if opts.return_inverse then out[#out + 1] = inverse end
+      if opts.return_counts then out[#out + 1] = counts end
+      return table.unpack(out)
+    end
   end
   local s, perm, first = runs(x)
   local starts = first:nonzero()
@@ -98,16 +131,15 @@ function M.bincount(x, opts)
     if lo < 0 then fail(2, "bincount: x holds a negative value (%d)", lo) end
     len = math.max(len, x:max() + 1)
   end
-  local index = x:astype("int64") + 1
   if opts.weights ~= nil then
+    local index = x:astype("int64") + 1
     local w = array(opts.weights)
     if w:dim() ~= 1 or w:numel() ~= x:numel() then
       fail(2, "bincount: weights of shape %s do not match x's %s", shape_str(w), shape_str(x))
     end
     return ml.zeros(len, {device = x.device}):index_add(1, index, w:astype("float64"))
   end
-  local dev = {dtype = "int64", device = x.device}
-  return ml.zeros(len, dev):index_add(1, index, ml.ones(x:numel(), dev))
+  return count_core.bincount(x, 0, len)
 end
 
 -- NumPy's histogram over nb equal bins from lo to hi: counts, edges.
@@ -116,8 +148,7 @@ local function equal_bins(x, nb, lo, hi, w)
   local edges = ml.arange(nb + 1, {dtype = "float64", device = x.device}) * ((hi - lo) / nb) + lo
   edges[nb + 1] = hi
   edges = edges:astype(t)
-  local counts = require("moonlab.count_core").histogram(x, edges, hi - lo,
-                                                         w and w:astype("float64"))
+  local counts = count_core.histogram(x, edges, hi - lo, w and w:astype("float64"))
   return counts, edges
 end
 

@@ -21,10 +21,13 @@ function is also a method.]],
       doc = [[
 The distinct values of x, flattened, in ascending order (numpy.unique),
 by a stable sort and the marks where the sorted values change; NaNs
-count as one value, placed last. With the options, also (in this order)
-the 1-based position in the flattened x of each value's first
-occurrence, the 1-based position in the result of every element of x
-(so values[inverse] is x flattened), and the number of occurrences.]],
+count as one value, placed last. Integers whose range is at most 2^16
+or twice their number are counted instead, in one pass over x, unless
+return_index or sorted = false asks for first occurrences. With the
+options, also (in this order) the 1-based position in the flattened x
+of each value's first occurrence, the 1-based position in the result
+of every element of x (so values[inverse] is x flattened), and the
+number of occurrences.]],
       options = {
         {name = "return_index", type = "boolean", default = "false",
          doc = "also return the positions of first occurrences"},
