@@ -24,21 +24,26 @@
  * (one output a thread, from global memory). float32 masks that
  * filter_reg.cu takes (filter.cuh) go through its register-blocked
  * kernels; the other float32 masks of one plane that are rows of 3, 5, 7,
- * 9, 15, 31 or 33 taps, or squares of 3 to 9, through corr_fixed:
- * corr_tile with the taps known at compile time, so that each
- * multiply-add takes its weight from constant memory at a fixed offset, and 8 (2-D tiles) or 16 (one-row tiles) outputs a
- * thread, so that a window read into registers serves more taps. From
+ * 9, 15, 31 or 33 taps go, for outputs of fewer than ROWS_2D rows (the
+ * one-dimensional signals), through filter_line.cu's segments of long
+ * rows, else, like squares of 3 to 9, through corr_fixed: corr_tile's 2-D
+ * tiles with the taps known at compile time, so that each multiply-add
+ * takes its weight from constant memory at a fixed offset, and 8 outputs
+ * a thread, so that a window read into registers serves more taps. From
  * FILTER_FFT_MIN_TAPS_F32 or _F64 taps, or when the caller asks for it, a
  * correlation goes through cuFFT (filter_fft.cu).
  *
  * separable: one pass is a correlation with a 1 x k x 1 or 1 x 1 x k
- * mask; two go through sep_fused when their masks and tiles fit: the
- * input tile with the halos of both passes in shared memory, the first
- * pass (along rows) into a second tile rounded to T (the halo columns
- * too: the second pass reads them), then the second pass as corr_tile's;
- * in constant mode the first pass's result past the edges is cval, as
- * the extension of SciPy's intermediate array. Otherwise two passes
- * through a scratch array.
+ * mask; two go, for float32 masks of one size of 3, 5, 9, 17, 25 or 33
+ * taps (sobel's, Gaussians of sigma up to 4), through filter_strip.cu's
+ * strips, which keep the first pass's sums in registers down each
+ * column; otherwise through sep_fused when their masks and tiles fit:
+ * the input tile with the halos of both passes in shared memory, the
+ * first pass (along rows) into a second tile rounded to T (the halo
+ * columns too: the second pass reads them), then the second pass as
+ * corr_tile's; in constant mode the first pass's result past the edges
+ * is cval, as the extension of SciPy's intermediate array. Otherwise two
+ * passes through a scratch array.
  *
  * box: moving sums, in filter_box.cu. */
 #include <string.h>
@@ -351,9 +356,9 @@ static int launch_fixed(cuda_dev *d, corr_args &a) {
 }
 
 /* The masks of corr_fixed (float32, one plane of mask): rows of a line's
- * taps, on one-row tiles (16 outputs a thread) or on 2-D tiles (8 rows of
- * 32 threads, 4 rows of 8 outputs each); square masks of 3 to 9 taps a
- * side on 2-D tiles. */
+ * taps (filter_line.cu's for outputs of fewer than ROWS_2D rows, else 2-D
+ * tiles), and square masks of 3 to 9 taps a side on 2-D tiles (8 rows of
+ * 32 threads, 4 rows of 8 outputs each). */
 static bool line_taps(int64_t k) {
   return k == 3 || k == 5 || k == 7 || k == 9 || k == 15 || k == 31 || k == 33;
 }
@@ -365,25 +370,24 @@ static bool has_fixed(const filter_plan *p) {
   return p->o[1] >= ROWS_2D && k1 == k2 && k1 % 2 == 1 && k1 >= 3 && k1 <= 9;
 }
 
-template <int BY, int RY, int RF>
-static int launch_line(cuda_dev *d, corr_args &a, int64_t k) {
+/* corr_fixed for rows of k taps (line_taps) on 2-D tiles. */
+static int launch_row_fixed(cuda_dev *d, corr_args &a, int64_t k) {
   switch (k) {
-    case 3: return launch_fixed<float, BY, RY, RF, 1, 3>(d, a);
-    case 5: return launch_fixed<float, BY, RY, RF, 1, 5>(d, a);
-    case 7: return launch_fixed<float, BY, RY, RF, 1, 7>(d, a);
-    case 9: return launch_fixed<float, BY, RY, RF, 1, 9>(d, a);
-    case 15: return launch_fixed<float, BY, RY, RF, 1, 15>(d, a);
-    case 31: return launch_fixed<float, BY, RY, RF, 1, 31>(d, a);
-    default: return launch_fixed<float, BY, RY, RF, 1, 33>(d, a);
+    case 3: return launch_fixed<float, 8, 4, 8, 1, 3>(d, a);
+    case 5: return launch_fixed<float, 8, 4, 8, 1, 5>(d, a);
+    case 7: return launch_fixed<float, 8, 4, 8, 1, 7>(d, a);
+    case 9: return launch_fixed<float, 8, 4, 8, 1, 9>(d, a);
+    case 15: return launch_fixed<float, 8, 4, 8, 1, 15>(d, a);
+    case 31: return launch_fixed<float, 8, 4, 8, 1, 31>(d, a);
+    default: return launch_fixed<float, 8, 4, 8, 1, 33>(d, a);
   }
 }
 
-/* corr_fixed for p (has_fixed), its mask in constant memory. */
+/* corr_fixed for p (has_fixed; a row only for outputs of ROWS_2D rows or
+ * more), its mask in constant memory. */
 static int correlate_fixed(cuda_dev *d, corr_args &a, const filter_plan *p) {
-  const int64_t k1 = p->k[1], k2 = p->k[2];
-  if (k1 == 1 && p->o[1] < ROWS_2D) return launch_line<1, 1, 16>(d, a, k2);
-  if (k1 == 1) return launch_line<8, 4, 8>(d, a, k2);
-  switch (k1) {
+  if (p->k[1] == 1) return launch_row_fixed(d, a, p->k[2]);
+  switch (p->k[1]) {
     case 3: return launch_fixed<float, 8, 4, 8, 3, 3>(d, a);
     case 5: return launch_fixed<float, 8, 4, 8, 5, 5>(d, a);
     case 7: return launch_fixed<float, 8, 4, 8, 7, 7>(d, a);
@@ -417,6 +421,7 @@ static int correlate_plan(cuda_dev *d, const filter_plan *p) {
   }
   if constexpr (sizeof(T) == 4) {
     if (filter_reg_fits(p)) return filter_reg(d, p);
+    if (has_fixed(p) && p->k[1] == 1 && p->o[1] < ROWS_2D) return filter_line(d, p);
     if (has_fixed(p)) {
       cuda_scratch mask;
       corr_args a = corr_args_of(p, p->k[2], 0);
@@ -557,97 +562,6 @@ __global__ void __launch_bounds__(THREADS) sep_fused(sep_args a) {
   }
 }
 
-/* sep_fused with both masks of K taps known at compile time (float32):
- * weights at fixed constant offsets (the first pass's 0 .. K - 1, the
- * second's K .. 2K - 1, unpadded), the first pass as items of RV rows of
- * one column, each reading its RV + K - 1 samples once into registers,
- * the second as corr_fixed's rows. */
-template <class T, int K>
-__global__ void __launch_bounds__(THREADS) sep_fixed(sep_args a) {
-  constexpr int BX = 32, BY = 8, RY = 4, TX = BX * RX, TY = BY * RY, RV = 8;
-  constexpr int VE = vec16<T>::n, WN = (RX + K - 1 + VE - 1) / VE * VE;
-  /* the columns of mid that the second pass's windows read (past the
-   * input tile's width, from its zeros) */
-  constexpr int ROWS = TY + K - 1, WIDTH = TX + K - 1, MIDW = TX - RX + WN;
-  constexpr int ITEMS = MIDW * (TY / RV);
-  extern __shared__ __align__(16) unsigned char smem_raw[];
-  T *tile = reinterpret_cast<T *>(smem_raw);
-  T *mid = tile + ROWS * a.pitch;
-  const T *in = (const T *)a.in;
-  T *out = (T *)a.out;
-  const T cval = (T)a.cval;
-  const ml_filter_mode my = (ml_filter_mode)a.mode_y, mx = (ml_filter_mode)a.mode_x;
-  const int tx = threadIdx.x % BX, ty = threadIdx.x / BX, xw = tx * RX;
-  for (int64_t t = blockIdx.x; t < a.tiles; t += gridDim.x) {
-    const int64_t bx = t % a.tiles_x, by = t / a.tiles_x % a.tiles_y, z = t / a.tiles_x / a.tiles_y;
-    const int64_t x0 = bx * TX + a.sx, y0 = by * TY + a.sy;
-    load_tile<T>(tile, in + z * a.n1 * a.n2, a.n1, a.n2, y0, x0, ROWS, ROWS, WIDTH, a.pitch, my,
-                 mx, cval);
-    __syncthreads();
-    /* first pass, along rows: rows r0 .. r0 + RV - 1 of column c of mid */
-    for (int i = threadIdx.x; i < ITEMS; i += THREADS) {
-      const int c = i % MIDW, r0 = i / MIDW * RV;
-      T acc[RV];
-#pragma unroll
-      for (int r = 0; r < RV; r++) acc[r] = T(0);
-#pragma unroll
-      for (int e = 0; e < RV + K - 1; e++) {
-        const T v = tile[(r0 + e) * a.pitch + c];
-#pragma unroll
-        for (int r = 0; r < RV; r++)
-          if (e - r >= 0 && e - r < K) acc[r] = fma(cmask<T>(e - r), v, acc[r]);
-      }
-      /* constant mode: the first pass's result past the edges is cval */
-      if (mx == ML_FILTER_CONSTANT && (x0 + c < 0 || x0 + c >= a.n2))
-#pragma unroll
-        for (int r = 0; r < RV; r++) acc[r] = cval;
-#pragma unroll
-      for (int r = 0; r < RV; r++) mid[(r0 + r) * a.pitch + c] = acc[r];
-    }
-    __syncthreads();
-    /* second pass, along columns */
-#pragma unroll
-    for (int r = 0; r < RY; r++) {
-      T acc[RX], win[WN];
-#pragma unroll
-      for (int q = 0; q < RX; q++) acc[q] = T(0);
-      load_window<T, WN>(win, mid + (ty * RY + r) * a.pitch + xw);
-#pragma unroll
-      for (int kk = 0; kk < K; kk++) {
-        const T wv = cmask<T>(K + kk);
-#pragma unroll
-        for (int q = 0; q < RX; q++) acc[q] = fma(wv, win[q + kk], acc[q]);
-      }
-      const int64_t y = by * TY + ty * RY + r;
-      if (y < a.n1) store_outputs<T, RX>(out + (z * a.n1 + y) * a.n2, acc, bx * TX + xw, a.n2);
-    }
-  }
-}
-
-/* The mask sizes of sep_fixed: 3 (sobel), 5 and the Gaussians of sigma 1
- * to 4 (truncate 4). */
-static bool sep_taps(int64_t k) {
-  return k == 3 || k == 5 || k == 9 || k == 17 || k == 25 || k == 33;
-}
-
-template <int K>
-static int launch_sep_fixed(cuda_dev *d, sep_args &a, size_t smem) {
-  return cuda_launch<sep_fixed<float, K>>(d, blocks_for(a.tiles, 1), THREADS, smem, "filter",
-                                          a);
-}
-
-/* sep_fixed for masks of k taps (sep_taps), sep_fused's tiles. */
-static int sep_fixed_for(cuda_dev *d, sep_args &a, int64_t k, size_t smem) {
-  switch (k) {
-    case 3: return launch_sep_fixed<3>(d, a, smem);
-    case 5: return launch_sep_fixed<5>(d, a, smem);
-    case 9: return launch_sep_fixed<9>(d, a, smem);
-    case 17: return launch_sep_fixed<17>(d, a, smem);
-    case 25: return launch_sep_fixed<25>(d, a, smem);
-    default: return launch_sep_fixed<33>(d, a, smem);
-  }
-}
-
 template <class T>
 static int launch_fused(cuda_dev *d, sep_args &a, int kc, size_t smem) {
   const unsigned g = blocks_for(a.tiles, 1);
@@ -674,8 +588,8 @@ static int sep_pass(cuda_dev *d, const ml_filter_sep *f, int i, const void *in, 
   return correlate_plan<T>(d, &p);
 }
 
-/* Two passes in sep_fixed (float32, masks of one size of sep_taps, which
- * fit: at most 64.5 KB of tiles), else in sep_fused when its masks fit
+/* Two passes in filter_strip.cu's kernel when it takes them (float32,
+ * masks of one size it knows), else in sep_fused when its masks fit
  * constant memory and its tiles shared memory, else one after the other
  * through scratch. */
 template <class T>
@@ -684,9 +598,9 @@ static int separable_plan(cuda_dev *d, const ml_filter_sep *f) {
   void *out = ml_array_data(f->out);
   if (ml_array_numel(f->out) == 0) return ML_OK;
   if (!f->mask[0] || !f->mask[1]) return sep_pass<T>(d, f, f->mask[0] ? 0 : 1, in, out);
+  if (filter_strip_fits(f)) return filter_strip(d, f);
   const int64_t ky = f->mask[0]->shape[0], kx = f->mask[1]->shape[0];
-  const bool fixed = sizeof(T) == 4 && ky == kx && sep_taps(ky);
-  const int kc = fixed ? 1 : taps_for(ky > kx ? ky : kx);
+  const int kc = taps_for(ky > kx ? ky : kx);
   const int64_t kyp = round_up(ky, kc), kxp = round_up(kx, kc), ve = 16 / sizeof(T);
   const int64_t pitch = round_up(32 * RX + kxp + ve, ve);
   const size_t smem = (size_t)((32 + kyp - 1 + 32) * pitch) * sizeof(T);
@@ -716,7 +630,6 @@ static int separable_plan(cuda_dev *d, const ml_filter_sep *f) {
   a.tiles_x = (a.n2 + 32 * RX - 1) / (32 * RX);
   a.tiles_y = (a.n1 + 31) / 32;
   a.tiles = a.tiles_x * a.tiles_y * a.n0;
-  if (fixed) return sep_fixed_for(d, a, ky, smem);
   return launch_fused<T>(d, a, kc, smem);
 }
 

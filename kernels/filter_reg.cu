@@ -21,12 +21,8 @@
 
 #define REG_THREADS 256
 
-struct reg_args {
-  const float *in;
-  float *out;
-  int64_t n0, n1, n2, o1, o2, s0, s1, s2;
-  int mode, bx, vec_out;
-  float cval;
+struct reg_args : plane_args {
+  int bx;
   int64_t tiles_x, tiles_y, tiles;
 };
 
@@ -169,14 +165,7 @@ int filter_reg(cuda_dev *d, const filter_plan *p) {
   int rc = stage_mask<float>(d, p->mask, p->k, p->k[2], p->flip, mask, true, 0);
   if (rc) return rc;
   reg_args a;
-  a.in = (const float *)p->in;
-  a.out = (float *)p->out;
-  a.n0 = p->n[0], a.n1 = p->n[1], a.n2 = p->n[2];
-  a.o1 = p->o[1], a.o2 = p->o[2];
-  a.s0 = p->start[0], a.s1 = p->start[1], a.s2 = p->start[2];
-  a.mode = (int)p->mode;
-  a.cval = (float)p->cval;
-  a.vec_out = (uintptr_t)p->out % 16 == 0 && p->o[2] % 4 == 0;
+  static_cast<plane_args &>(a) = plan_args(p);
   a.tiles = p->o[0];
   const int64_t k1 = p->k[1], k2 = p->k[2];
   const int off = reg_offset(p);

@@ -3,9 +3,10 @@
 -- awkward sizes that reach every path: one-row and two-dimensional tiles,
 -- interior and border tiles, masks of 1, 3, 5 and 8-tap chunks, masks too
 -- large for the tiles (corr_direct) and for the direct path (cuFFT), the
--- fused separable kernel and its two-pass fallback, moving sums through
--- tiles and through runs; every mode, both float dtypes, views and empty
--- inputs. Tolerances follow core/filter_backend.h: float32 sums in
+-- segments of long rows (filter_line.cu), the separable strips
+-- (filter_strip.cu), the fused separable kernel and its two-pass fallback,
+-- moving sums through tiles and through runs; every mode, both float
+-- dtypes, views and empty inputs. Tolerances follow core/filter_backend.h: float32 sums in
 -- float32 on the GPU, FFTs err norm-wise. Pending where there is no GPU.
 local ml = require "moonlab"
 
@@ -101,6 +102,41 @@ describe("cuda filter: correlate", function()
     end
   end)
 
+  it("filter_line's segments: long rows, odd lengths, misaligned rows and views", function()
+    -- lengths around a segment (4096) and its window, rows of odd lengths
+    -- (each row's window offset differs), more segments than the blocks
+    -- (double-buffered), a view one sample in and a stepped view
+    local cases = {{{1}, 31}, {{2}, 3}, {{5}, 33}, {{4095}, 31}, {{4096}, 15}, {{4097}, 33},
+                   {{8195}, 7}, {{3, 4099}, 31}, {{15, 1001}, 33}, {{2, 3, 5000}, 5},
+                   {{3, 700001}, 33}}
+    for _, case in ipairs(cases) do
+      local x, w = input(case[1], "float32"), input({case[2]}, "float64", -1, 1)
+      local xg, wg = x:cuda(), w:cuda()
+      local tol = bound("float32", case[2], absmax(x) + 0.5, w:abs():sum())
+      for _, shift in ipairs({0, -(case[2] // 2), (case[2] - 1) // 2}) do
+        for _, mode in ipairs(MODES) do
+          local opts = {mode = mode, cval = 0.5, origin = shift}
+          agree(ml.ndimage.convolve1d(xg, wg, opts), ml.ndimage.convolve1d(x, w, opts),
+                ("convolve1d %s k=%d origin %d %s"):format(shape_name(case[1]), case[2], shift,
+                                                         mode), tol)
+        end
+      end
+    end
+    local n = 2^22 + 5
+    local x, w = input({n}, "float32"), input({31}, "float64", -1, 1)
+    local xg, wg = x:cuda(), w:cuda()
+    local tol = bound("float32", 31, absmax(x) + 0.5, w:abs():sum())
+    for _, mode in ipairs({"constant", "reflect"}) do
+      local opts = {mode = mode, cval = 0.5}
+      agree(ml.ndimage.convolve1d(xg, wg, opts), ml.ndimage.convolve1d(x, w, opts),
+            "convolve1d 2^22+5 " .. mode, tol)
+      agree(ml.ndimage.correlate1d(xg[{{2, n}}], wg, opts),
+            ml.ndimage.correlate1d(x[{{2, n}}], w, opts), "correlate1d one sample in " .. mode, tol)
+      agree(ml.ndimage.correlate1d(xg[{{3, n, 3}}], wg, opts),
+            ml.ndimage.correlate1d(x[{{3, n, 3}}], w, opts), "correlate1d stepped " .. mode, tol)
+    end
+  end)
+
   it("masks beyond the tiles (corr_direct) and beyond FFT_MIN_TAPS (cuFFT)", function()
     for _, dt in ipairs(floats) do
       for _, case in ipairs({{{700, 40}, {600, 1}, false}, {{70, 90}, {40, 40}, true},
@@ -186,6 +222,45 @@ describe("cuda filter: separable passes", function()
         end
       end
     end
+  end)
+
+  it("filter_strip's strips: every mask size, strip and chunk edges, modes per axis", function()
+    -- widths around a strip (224 outputs for 33 taps, 252 for 3), one row
+    -- or column, planes enough that every block walks a whole column in
+    -- several steps, views
+    local shapes = {{1, 1}, {1, 5}, {6, 1}, {2, 2}, {3, 300}, {300, 3}, {37, 224}, {37, 225},
+                    {40, 253}, {65, 449}, {2, 50, 231}, {300, 100, 20}}
+    for _, shape in ipairs(shapes) do
+      local x = input(shape, "float32")
+      local xg = x:cuda()
+      local nd = #shape
+      for _, s in ipairs({{0.25, "reflect"}, {0.5, "constant"}, {1.0, "nearest"},
+                          {2.0, "mirror"}, {3.0, "wrap"}, {4.0, "reflect"}, {4.0, "constant"}}) do
+        local k = 2 * math.floor(4 * s[1] + 0.5) + 1
+        local tol = bound("float32", nd * k, absmax(x) + 0.5, 1)
+        local modes = {}
+        for d = 1, nd do modes[d] = MODES[(d + k) % 5 + 1] end
+        for _, opts in ipairs({{mode = s[2], cval = 0.5}, {mode = modes, cval = -1}}) do
+          agree(ml.ndimage.gaussian_filter(xg, s[1], opts),
+                ml.ndimage.gaussian_filter(x, s[1], opts),
+                ("gaussian_filter float32 %s sigma %g"):format(shape_name(shape), s[1]), tol)
+        end
+      end
+      -- along axis 1 of three dimensions, the smoothing passes are a strip's
+      for _, mode in ipairs(MODES) do
+        local opts = {mode = mode, cval = 0.5, axis = 1}
+        agree(ml.ndimage.sobel(xg, opts), ml.ndimage.sobel(x, opts),
+              ("sobel float32 %s %s"):format(shape_name(shape), mode),
+              bound("float32", 6, absmax(x) + 0.5, 4 ^ nd))
+      end
+    end
+    local x = input({70, 300}, "float32")
+    local t, tg = x:t(), x:cuda():t()
+    agree(ml.ndimage.gaussian_filter(tg, 4), ml.ndimage.gaussian_filter(t, 4),
+          "gaussian_filter of a transposed view", bound("float32", 66, absmax(x), 1))
+    agree(ml.ndimage.gaussian_filter(tg[{{2, -1}, {3, -1}}], 2),
+          ml.ndimage.gaussian_filter(t[{{2, -1}, {3, -1}}], 2),
+          "gaussian_filter of a sliced view", bound("float32", 34, absmax(x), 1))
   end)
 
   it("correlate1d along every axis, sobel, and views", function()
