@@ -8,10 +8,10 @@
  * edges in shared memory, counts its grid-stride share of the elements
  * (16-byte loads, several in flight a thread) with shared-memory atomics
  * (32-bit counts: a block sees fewer than 2^32 elements) and adds its
- * nonzero bins to out with one global atomic each;
- * more bins count straight into out with global atomics. bincount
- * likewise, its slots in place of the bins. Counts are exact; weighted
- * sums are double atomics, in no fixed order. */
+ * nonzero bins to out with one global atomic each; more bins count
+ * straight into out with global atomics. bincount likewise, its slots in
+ * place of the bins. Counts are exact; weighted sums are double atomics,
+ * in no fixed order. */
 #include "launch.cuh"
 #include "map.cuh"
 #include "select.cuh"

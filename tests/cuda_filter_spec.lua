@@ -6,8 +6,9 @@
 -- segments of long rows (filter_line.cu), the separable strips
 -- (filter_strip.cu), the fused separable kernel and its two-pass fallback,
 -- moving sums through tiles and through runs; every mode, both float
--- dtypes, views and empty inputs. Tolerances follow core/filter_backend.h: float32 sums in
--- float32 on the GPU, FFTs err norm-wise. Pending where there is no GPU.
+-- dtypes, views and empty inputs. Tolerances follow core/filter_backend.h:
+-- float32 sums in float32 on the GPU, FFTs err norm-wise. Pending where
+-- there is no GPU.
 local ml = require "moonlab"
 
 if not ml.cuda.available() then

@@ -1,5 +1,5 @@
-/* searchsorted, histogram and bincount: checks, contiguous operands of one dtype,
- * the result array, dispatch. */
+/* searchsorted, histogram and bincount: checks, contiguous operands of
+ * one dtype, the result array, dispatch. */
 #include "count.h"
 
 #include <string.h>

@@ -1,6 +1,6 @@
 /* Counting: searchsorted's insertion points, histogram's counts over
- * equal bins and bincount's. out receives a new array (what it held is released); on an
- * error it is left untouched. */
+ * equal bins and bincount's. out receives a new array (what it held is
+ * released); on an error it is left untouched. */
 #ifndef ML_COUNT_H
 #define ML_COUNT_H
 
