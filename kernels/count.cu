@@ -3,7 +3,8 @@
  * CPU reference: src/cpu/cpu_count.c. searchsorted: a thread per searched
  * value, a binary search over the order keys (core/order_key.h) of the
  * sorted array. histogram: every element goes to the bin of
- * core/histogram_bin.h, as on the CPU. With at most SHARED_BINS bins
+ * core/histogram_bin.h, as on the CPU (bins_of: mostly found by a
+ * multiplication, not the division). With at most SHARED_BINS bins
  * (SHARED_WBINS with weights) each block keeps a private histogram and the
  * edges in shared memory, counts its grid-stride share of the elements
  * (16-byte loads, several in flight a thread) with shared-memory atomics
@@ -94,15 +95,75 @@ __device__ __forceinline__ void each_element(const T *in, int64_t n, F f) {
 
 /* ---- histogram ---- */
 
-__device__ __forceinline__ int64_t bin_of(float x, const float *e, int64_t nb, float lo,
-                                          float hi, float denom) {
-  return ml_histogram_bin_f32(x, e, nb, lo, hi, denom);
-}
+/* The bin of x among equal bins: histogram_bin.h's, which divides as
+ * NumPy does, or, where the range allows, the same bin from a
+ * multiplication. Both estimates are within one bin of
+ * the bin that the edges hold x in, and one test against the edges moves
+ * an estimate there; so both give NumPy's bin. The fast estimate rounds
+ * f = (x - lo) * (nbins / (hi - lo)) to an integer k by adding 1.5 *
+ * 2^(mantissa bits) (no conversion instruction); r = f - k is exact, and
+ * further than gamma from the nearest integer, f is further from every
+ * edge than the errors of f (3 roundings) and of the edges (rounded
+ * from a linear spacing) together, so only the rare x within gamma of an
+ * edge reads the edges. gamma is four times that bound; a range too
+ * narrow for its magnitude (gamma of 1/4 or more) takes the division. */
+template <class T> struct bin_rule;
 
-__device__ __forceinline__ int64_t bin_of(double x, const double *e, int64_t nb, double lo,
-                                          double hi, double denom) {
-  return ml_histogram_bin_f64(x, e, nb, lo, hi, denom);
-}
+template <> struct bin_rule<float> {
+  static constexpr double unit = 0x1p-24; /* the unit roundoff */
+  static constexpr float magic = 12582912.0f; /* 1.5 * 2^23 */
+  static __device__ __forceinline__ int round_bits(float m) {
+    return __float_as_int(m) - __float_as_int(magic);
+  }
+  static __device__ __forceinline__ int64_t exact(float x, const float *e, int64_t nb, float lo,
+                                                  float hi, float denom) {
+    return ml_histogram_bin_f32(x, e, nb, lo, hi, denom);
+  }
+};
+
+template <> struct bin_rule<double> {
+  static constexpr double unit = 0x1p-53;
+  static constexpr double magic = 6755399441055744.0; /* 1.5 * 2^52 */
+  static __device__ __forceinline__ int round_bits(double m) {
+    return __double2loint(m) - __double2loint(magic);
+  }
+  static __device__ __forceinline__ int64_t exact(double x, const double *e, int64_t nb,
+                                                  double lo, double hi, double denom) {
+    return ml_histogram_bin_f64(x, e, nb, lo, hi, denom);
+  }
+};
+
+template <class T> struct bins_of {
+  const T *e; /* nb + 1 edges */
+  int64_t nb;
+  T lo, hi, denom, scale, gamma;
+  bool fast;
+
+  __device__ bins_of(const T *edges, int64_t nbins, T d)
+      : e(edges), nb(nbins), lo(edges[0]), hi(edges[nbins]), denom(d) {
+    const double u = bin_rule<T>::unit;
+    const double w = (double)hi - (double)lo, m = fmax(fabs((double)lo), fabs((double)hi));
+    const double g = 4 * u * (4 * m * (double)nb / w + 4 * ((double)nb + 1));
+    fast = nb <= (1 << 20) && g < 0.25;
+    scale = (T)((double)nb / w);
+    gamma = (T)g;
+  }
+
+  __device__ __forceinline__ int64_t operator()(T x) const {
+    if (!fast) return bin_rule<T>::exact(x, e, nb, lo, hi, denom);
+    if (!(x >= lo && x <= hi)) return -1;
+    const T f = (x - lo) * scale, m = f + bin_rule<T>::magic, r = f - (m - bin_rule<T>::magic);
+    int i = bin_rule<T>::round_bits(m) - (r < 0);
+    i = min(max(i, 0), (int)nb - 1);
+    if (fabs(r) <= gamma) {
+      if (x < e[i])
+        i--;
+      else if (i != nb - 1 && x >= e[i + 1])
+        i++;
+    }
+    return i;
+  }
+};
 
 /* Block-private histogram: dynamic shared memory holds the nbins + 1
  * edges, then nbins counts (unsigned) or sums (double, W: weights w). */
@@ -122,9 +183,9 @@ __global__ void __launch_bounds__(BLOCK)
   }
   for (int64_t b = threadIdx.x; b <= nbins; b += blockDim.x) se[b] = edges[b];
   __syncthreads();
-  const T lo = se[0], hi = se[nbins];
+  const bins_of<T> bin(se, nbins, denom);
   each_element(in, n, [&](T x, int64_t i) {
-    int64_t b = bin_of(x, se, nbins, lo, hi, denom);
+    const int64_t b = bin(x);
     if (b < 0) return;
     if (W)
       atomicAdd(&ssum[b], w[i]);
@@ -146,9 +207,9 @@ template <class T>
 __global__ void __launch_bounds__(BLOCK)
     hist_global(const T *in, int64_t n, const double *w, const T *edges, int64_t nbins,
                 T denom, unsigned long long *counts, double *sums) {
-  const T lo = edges[0], hi = edges[nbins];
+  const bins_of<T> bin(edges, nbins, denom);
   each_element(in, n, [&](T x, int64_t i) {
-    int64_t b = bin_of(x, edges, nbins, lo, hi, denom);
+    const int64_t b = bin(x);
     if (b < 0) return;
     if (w)
       atomicAdd(&sums[b], w[i]);
