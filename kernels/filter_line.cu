@@ -27,7 +27,7 @@
  * instructions an output for K = 31: bound by the memory's bandwidth. */
 #include "filter.cuh"
 #include "filter_mask.cuh"
-#include "filter_stream.cuh"
+#include "stream.cuh"
 
 constexpr int LINE_THREADS = 256, RF = 16, SEG = LINE_THREADS * RF;
 /* What the registers of corr_line leave room for. */

@@ -34,7 +34,7 @@
  * issue, not by the memory. */
 #include "filter.cuh"
 #include "filter_mask.cuh"
-#include "filter_stream.cuh"
+#include "stream.cuh"
 
 constexpr int STRIP_THREADS = 256, SRX = 4;
 /* What the registers of sep_strip leave room for. */

@@ -29,6 +29,7 @@
 #include <type_traits>
 
 #include "map.cuh"
+#include "scan.cuh"
 #include "scratch.cuh"
 
 #define BLOCK 256
@@ -467,7 +468,8 @@ extern "C" int cuda_reduce(ml_redop op, const ml_array *out, const ml_array *in,
  * scan), then every chunk scans with its prefix as the starting carry.
  * Every sum has a fixed order. Accumulation in double (floats) or wrapping
  * int64, as on the CPU. The same kernels make products, P a template
- * flag: identity 1 and * for + (the sums keep CUB's ExclusiveSum). */
+ * flag: identity 1 and * for + (the sums keep CUB's ExclusiveSum). Long
+ * contiguous float rows take scan_lookback.cu's one pass instead. */
 
 #define SHORT_ROW 16
 #define ITEMS 8
@@ -657,6 +659,7 @@ static int cumulate(const ml_array *out, const ml_array *in) {
   if (rc) return rc;
   if (ml_array_numel(in) == 0) return ML_OK;
   if (in->ndim == 0) return cuda_copy(out, in);
+  if (scan_lookback_fits(out, in)) return scan_lookback(d, P, out, in);
   switch (in->dtype) {
     case ML_UINT8: return cumsum_typed<P, uint8_t>(d, out, in);
     case ML_INT32: return cumsum_typed<P, int32_t>(d, out, in);

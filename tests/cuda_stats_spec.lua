@@ -98,6 +98,44 @@ describe("cuda stats", function()
     end
   end)
 
+  it("histogram puts values at and beside the edges where the CPU does", function()
+    -- the GPU estimates a bin by multiplying, the CPU divides as NumPy;
+    -- the last range is too narrow for its magnitude in float32, which
+    -- takes the division on the GPU too
+    local cases = {{256, {0, 1}}, {7, {0.1, 0.7}}, {10, {-3.3, 1e3}}, {33, {-1e-30, 3e-30}},
+                   {50, {1000, 1000.01}}}
+    for _, dt in ipairs({"float32", "float64"}) do
+      local ulp = dt == "float32" and 2^-23 or 2^-52
+      for _, case in ipairs(cases) do
+        local nb, range = case[1], case[2]
+        local _, e = ml.zeros(1, {dtype = dt}):histogram({bins = nb, range = range})
+        local v = {}
+        for _, edge in ipairs(e:totable()) do
+          local step = math.max(math.abs(edge), 1e-300) * ulp
+          for k = -3, 3 do v[#v + 1] = edge + k * step end
+        end
+        local c = ml.cat({ml.array(v, {dtype = dt, device = "cpu"}),
+                          H.input({1001}, dt, range[1], range[2])})
+        both(function(x) return x:histogram({bins = nb, range = range}) end, c, c:cuda(),
+             ("histogram edges %s %d bins in [%g, %g]"):format(dt, nb, range[1], range[2]))
+      end
+    end
+  end)
+
+  it("cumsum and cumprod of long rows: one pass, the same every run", function()
+    for _, dt in ipairs({"float32", "float64"}) do
+      for _, s in ipairs({{2^21 + 3}, {5, 2^16}, {2, 3, 40004}}) do
+        local c = H.input(s, dt, -1, 1)
+        local g = c:cuda()
+        local what = dt .. " " .. shape_name(s)
+        same(g:cumsum(#s), c:cumsum(#s), "cumsum " .. what, 1e-5, 1e-3)
+        local p = c * 1e-4 + 1
+        same(p:cuda():cumprod(#s), p:cumprod(#s), "cumprod " .. what, 1e-5, 0)
+        assert.is_true(ml.array_equal(g:cumsum(#s), g:cumsum(#s)), "cumsum twice " .. what)
+      end
+    end
+  end)
+
   it("quantile, median and the nan-reductions agree with the CPU", function()
     for _, dt in ipairs(H.dtypes) do
       for _, s in ipairs({{1}, {7}, {31}, {127}, {7, 31}, {2, 3, 17}}) do
