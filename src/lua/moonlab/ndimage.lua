@@ -85,8 +85,8 @@ end
 -- The correlation mask of a Gaussian of the given order and radius, as
 -- scipy.ndimage's _gaussian_kernel1d computes it (reversed for
 -- correlate1d): phi(x) = exp(-x^2 / (2 sigma^2)) normalised to sum 1,
--- times the polynomial q with (q phi)^(order) = q phi.
-local function gaussian_mask(sigma, order, radius, like)
+-- times the polynomial q with (q phi)^(order) = q phi. A list of numbers.
+local function gaussian_mask(sigma, order, radius)
   local s2 = sigma * sigma
   local phi, sum = {}, 0
   for i = -radius, radius do
@@ -118,7 +118,23 @@ local function gaussian_mask(sigma, order, radius, like)
   end
   local r = {}
   for k = 1, #w do r[k] = w[#w + 1 - k] end
-  return ml.array(r, {dtype = "float64", device = like.device})
+  return r
+end
+
+-- The masks already on a device, by their parameters, so that a filter
+-- called in a loop does not copy its masks to the device at every call
+-- (an upload waits for the copy before it). Weak: a mask that no pass
+-- holds goes with the next collection.
+local masks_made = setmetatable({}, {__mode = "v"})
+
+local function gaussian_mask_on(sigma, order, radius, like)
+  local key = ("%.17g %d %d %s"):format(sigma, order, radius, tostring(like.device))
+  local m = masks_made[key]
+  if not m then
+    m = ml.array(gaussian_mask(sigma, order, radius), {dtype = "float64", device = like.device})
+    masks_made[key] = m
+  end
+  return m
 end
 
 local function radius_of(sigma, truncate, radius)
@@ -146,7 +162,7 @@ function M.gaussian_filter1d(x, sigma, opts)
   local a = axis_of(2, name, opts.axis or -1, nd)
   local masks, modes = {}, {}
   for i = 1, nd do masks[i], modes[i] = false, mode end
-  masks[a] = gaussian_mask(sigma, order, radius_of(sigma, opts.truncate or 4, opts.radius), x)
+  masks[a] = gaussian_mask_on(sigma, order, radius_of(sigma, opts.truncate or 4, opts.radius), x)
   return passes(name, x, masks, modes, opts.cval or 0)
 end
 
@@ -166,7 +182,7 @@ function M.gaussian_filter(x, sigma, opts)
   for i = 1, nd do
     -- SciPy leaves out the axes whose sigma is 1e-15 or less
     masks[i] = sigmas[i] > 1e-15
-      and gaussian_mask(sigmas[i], orders[i], radius_of(sigmas[i], truncate, radii[i]), x)
+      and gaussian_mask_on(sigmas[i], orders[i], radius_of(sigmas[i], truncate, radii[i]), x)
   end
   return passes(name, x, masks, modes, opts.cval or 0)
 end
