@@ -1,6 +1,7 @@
 /* cumsum and cumprod of long contiguous float rows in one pass: each
  * element is read once and written once (reduce.cu's chunked scan reads
- * the input twice).
+ * the input twice). CPU reference: src/cpu/cpu_cumsum.c (in double, in
+ * order; here in double, in the fixed association below).
  *
  * A block scans one tile of TILE_BYTES: it takes the next tile number
  * from a counter (so every tile it waits for belongs to a block that
