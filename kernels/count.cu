@@ -13,6 +13,8 @@
  * straight into out with global atomics. bincount likewise, its slots in
  * place of the bins. Counts are exact; weighted sums are double atomics,
  * in no fixed order. */
+#include <float.h>
+
 #include "launch.cuh"
 #include "map.cuh"
 #include "select.cuh"
@@ -103,14 +105,15 @@ __device__ __forceinline__ void each_element(const T *in, int64_t n, F f) {
  * f = (x - lo) * (nbins / (hi - lo)) to an integer k by adding 1.5 *
  * 2^(mantissa bits) (no conversion instruction); r = f - k is exact, and
  * further than gamma from the nearest integer, f is further from every
- * edge than the errors of f (3 roundings) and of the edges (rounded
+ * edge than the errors of f (its roundings) and of the edges (rounded
  * from a linear spacing) together, so only the rare x within gamma of an
- * edge reads the edges. gamma is four times that bound; a range too
- * narrow for its magnitude (gamma of 1/4 or more) takes the division. */
+ * edge reads the edges. gamma is at least twice that bound; a range too
+ * narrow for its magnitude (gamma of 1/4 or more), or one whose scale
+ * overflows, takes the division. */
 template <class T> struct bin_rule;
 
 template <> struct bin_rule<float> {
-  static constexpr double unit = 0x1p-24; /* the unit roundoff */
+  static constexpr double unit = 0x1p-24, largest = FLT_MAX; /* the unit roundoff */
   static constexpr float magic = 12582912.0f; /* 1.5 * 2^23 */
   static __device__ __forceinline__ int round_bits(float m) {
     return __float_as_int(m) - __float_as_int(magic);
@@ -122,7 +125,7 @@ template <> struct bin_rule<float> {
 };
 
 template <> struct bin_rule<double> {
-  static constexpr double unit = 0x1p-53;
+  static constexpr double unit = 0x1p-53, largest = DBL_MAX;
   static constexpr double magic = 6755399441055744.0; /* 1.5 * 2^52 */
   static __device__ __forceinline__ int round_bits(double m) {
     return __double2loint(m) - __double2loint(magic);
@@ -144,7 +147,7 @@ template <class T> struct bins_of {
     const double u = bin_rule<T>::unit;
     const double w = (double)hi - (double)lo, m = fmax(fabs((double)lo), fabs((double)hi));
     const double g = 4 * u * (4 * m * (double)nb / w + 4 * ((double)nb + 1));
-    fast = nb <= (1 << 20) && g < 0.25;
+    fast = nb <= (1 << 20) && g < 0.25 && (double)nb / w <= bin_rule<T>::largest;
     scale = (T)((double)nb / w);
     gamma = (T)g;
   }

@@ -130,6 +130,8 @@ __device__ double look_back(int64_t id, int64_t k, int64_t tiles_per_row, double
       }
       hi -= 32;
     }
+    /* the lanes that saw the flags are not those that read the values */
+    __syncwarp();
     __threadfence();
     before = __ldcg(st.gincl + j);
     for (int64_t q0 = j + 1; q0 < g; q0 += 32) {

@@ -205,6 +205,14 @@ describe("stats", function()
                      "histogram: bins must increase monotonically")
     assert.has_error(function() x:histogram({range = {2, 1}}) end,
                      "histogram: range {2, 1} has lo > hi")
+    -- widths whose arithmetic in the dtype would overflow or vanish
+    local f32 = {dtype = "float32", device = DEV}
+    assert.has_error(function() ml.array({-3e38, 3e38}, f32):histogram() end,
+                     "histogram: the range's width 6e+38 is too wide for float32 (at most 3.40282e+38)")
+    assert.has_error(function() x:histogram({range = {-1e308, 1e308}}) end,
+                     "histogram: the range's width inf is too wide for float64 (at most 1.79769e+308)")
+    assert.has_error(function() ml.array({0}, f32):histogram({range = {0, 1e-46}}) end,
+                     "histogram: the range's width 1e-46 is too narrow for float32")
     assert.has_error(function() ml.searchsorted(ml.zeros(2, 2), 1) end,
                      "searchsorted: a must be 1-D, not 2x2")
     assert.has_error(function() x:searchsorted(1, {side = "middle"}) end,

@@ -2,6 +2,7 @@
  * one dtype, the result array, dispatch. */
 #include "count.h"
 
+#include <float.h>
 #include <string.h>
 
 #include "backend.h"
@@ -60,6 +61,15 @@ int ml_histogram(ml_array *out, const ml_array *a, const ml_array *weights,
   if (!(denom > 0))
     return ml_fail(ML_EINVAL, "histogram: the range's width %g is not "
                    "positive", denom);
+  /* histogram_bin.h's arithmetic in t: x - lo must not overflow (a margin
+   * for the edges' rounding), nor the width round to 0 */
+  double widest = t == ML_FLOAT32 ? FLT_MAX * (1 - 0x1p-20) : DBL_MAX * (1 - 0x1p-49);
+  if (!(denom <= widest))
+    return ml_fail(ML_EINVAL, "histogram: the range's width %g is too wide "
+                   "for %s (at most %g)", denom, ml_dtype_name(t), widest);
+  if (t == ML_FLOAT32 && (float)denom == 0)
+    return ml_fail(ML_EINVAL, "histogram: the range's width %g is too narrow "
+                   "for float32", denom);
   int64_t nbins = edges->shape[0] - 1;
   ml_array ca = {0}, ce = {0}, cw = {0}, r = {0};
   rc = as_contiguous(&ca, a, t);

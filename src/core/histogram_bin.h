@@ -10,7 +10,10 @@
  * edges[i + 1] (never past the last bin, which is closed). -1: x is
  * outside [lo, hi] or NaN. The caller passes lo = edges[0] and hi =
  * edges[nbins] (a kernel keeps them in registers; from shared memory they
- * would be read again after every shared-memory atomic); denom > 0. */
+ * would be read again after every shared-memory atomic); denom > 0 and,
+ * in the dtype, neither 0 nor so wide that x - lo overflows (the core
+ * checks). f is clamped to [0, nbins] before the conversion all the same,
+ * so that no input can convert NaN or infinity or index past the edges. */
 #ifndef ML_HISTOGRAM_BIN_H
 #define ML_HISTOGRAM_BIN_H
 
@@ -26,6 +29,8 @@ ML_BIN_FN int64_t ml_histogram_bin_f32(float x, const float *edges, int64_t nbin
                                        float lo, float hi, float denom) {
   if (!(x >= lo && x <= hi)) return -1;
   float f = ((x - lo) / denom) * (float)nbins;
+  if (!(f < (float)nbins)) f = (float)nbins; /* NaN or inf too: never an index past the edges */
+  if (!(f > 0)) f = 0;
   int64_t i = (int64_t)f;
   if (i >= nbins) i = nbins - 1;
   if (x < edges[i])
@@ -39,6 +44,8 @@ ML_BIN_FN int64_t ml_histogram_bin_f64(double x, const double *edges, int64_t nb
                                        double lo, double hi, double denom) {
   if (!(x >= lo && x <= hi)) return -1;
   double f = ((x - lo) / denom) * (double)nbins;
+  if (!(f < (double)nbins)) f = (double)nbins; /* NaN or inf too: never an index past the edges */
+  if (!(f > 0)) f = 0;
   int64_t i = (int64_t)f;
   if (i >= nbins) i = nbins - 1;
   if (x < edges[i])
