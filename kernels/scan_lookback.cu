@@ -20,9 +20,9 @@
  * fixed by the tile's position alone (look_back), so results are the same
  * every run. Flags and values are read past L1 (another SM wrote them). */
 #include <cub/block/block_scan.cuh>
-#include <type_traits>
 
 #include "launch.cuh"
+#include "map.cuh"
 #include "scan.cuh"
 #include "scratch.cuh"
 #include "stream.cuh"
@@ -171,16 +171,15 @@ __global__ void __launch_bounds__(THREADS)
   }
   __syncthreads();
   /* the thread's ITEMS elements: CPT chunks, read 16 bytes at a time */
-  using V4 = typename std::conditional<sizeof(T) == 4, float4, double2>::type;
+  using V4 = Vec<T, S::V>;
   constexpr int CPT = S::ITEMS / S::V;
   V4 *sv = reinterpret_cast<V4 *>(s);
   double run = 0;
 #pragma unroll
   for (int j = 0; j < CPT; j++) {
     const V4 c = sv[padded(t * CPT + j)];
-    const T *x = reinterpret_cast<const T *>(&c);
 #pragma unroll
-    for (int e = 0; e < S::V; e++) run = j || e ? op<P>(run, (double)x[e]) : (double)x[e];
+    for (int e = 0; e < S::V; e++) run = j || e ? op<P>(run, (double)c.v[e]) : (double)c.v[e];
   }
   double before, total;
   if constexpr (P)
@@ -198,11 +197,10 @@ __global__ void __launch_bounds__(THREADS)
 #pragma unroll
   for (int j = 0; j < CPT; j++) {
     V4 c = sv[padded(t * CPT + j)];
-    T *x = reinterpret_cast<T *>(&c);
 #pragma unroll
     for (int e = 0; e < S::V; e++) {
-      v = j || e ? op<P>(v, (double)x[e]) : (double)x[e];
-      x[e] = (T)op<P>(excl, op<P>(before, v));
+      v = j || e ? op<P>(v, (double)c.v[e]) : (double)c.v[e];
+      c.v[e] = (T)op<P>(excl, op<P>(before, v));
     }
     sv[padded(t * CPT + j)] = c;
   }
