@@ -34,8 +34,8 @@
  * correlation goes through cuFFT (filter_fft.cu).
  *
  * separable: one pass is a correlation with a 1 x k x 1 or 1 x 1 x k
- * mask; two go, for float32 masks of one size of 3, 5, 9, 17, 25 or 33
- * taps (sobel's, Gaussians of sigma up to 4), through filter_strip.cu's
+ * mask; two go, for float32 masks on the CPU of one size of 3, 5, 9, 17,
+ * 25 or 33 taps (Gaussians of sigma up to 4), through filter_strip.cu's
  * strips, which keep the first pass's sums in registers down each
  * column; otherwise through sep_fused when their masks and tiles fit:
  * the input tile with the halos of both passes in shared memory, the
@@ -573,13 +573,15 @@ static int launch_fused(cuda_dev *d, sep_args &a, int kc, size_t smem) {
   }
 }
 
-/* Pass i of f alone, from in to out (both f's shape). */
+/* Pass i of f alone, with its mask at mask on the device, from in to out
+ * (both f's shape). */
 template <class T>
-static int sep_pass(cuda_dev *d, const ml_filter_sep *f, int i, const void *in, void *out) {
+static int sep_pass(cuda_dev *d, const ml_filter_sep *f, int i, const double *mask,
+                    const void *in, void *out) {
   filter_plan p = plan_of(f->out, f->in);
   p.in = in;
   p.out = out;
-  p.mask = (const double *)ml_array_data(f->mask[i]);
+  p.mask = mask;
   p.k[1 + i] = f->mask[i]->shape[0];
   p.start[1 + i] = f->start[i];
   p.mode = f->mode[i];
@@ -589,7 +591,7 @@ static int sep_pass(cuda_dev *d, const ml_filter_sep *f, int i, const void *in, 
 }
 
 /* Two passes in filter_strip.cu's kernel when it takes them (float32,
- * masks of one size it knows), else in sep_fused when its masks fit
+ * masks on the CPU of one size it knows), else in sep_fused when its masks fit
  * constant memory and its tiles shared memory, else one after the other
  * through scratch. */
 template <class T>
@@ -597,8 +599,15 @@ static int separable_plan(cuda_dev *d, const ml_filter_sep *f) {
   const void *in = ml_array_data(f->in);
   void *out = ml_array_data(f->out);
   if (ml_array_numel(f->out) == 0) return ML_OK;
-  if (!f->mask[0] || !f->mask[1]) return sep_pass<T>(d, f, f->mask[0] ? 0 : 1, in, out);
   if (filter_strip_fits(f)) return filter_strip(d, f);
+  cuda_scratch up[2];
+  const double *mask[2] = {NULL, NULL};
+  for (int i = 0; i < 2; i++) {
+    const int rc = f->mask[i] ? mask_on_device(d, f->mask[i], up[i], &mask[i]) : ML_OK;
+    if (rc) return rc;
+  }
+  const int one = f->mask[0] ? 0 : 1;
+  if (!f->mask[0] || !f->mask[1]) return sep_pass<T>(d, f, one, mask[one], in, out);
   const int64_t ky = f->mask[0]->shape[0], kx = f->mask[1]->shape[0];
   const int kc = taps_for(ky > kx ? ky : kx);
   const int64_t kyp = round_up(ky, kc), kxp = round_up(kx, kc), ve = 16 / sizeof(T);
@@ -607,17 +616,14 @@ static int separable_plan(cuda_dev *d, const ml_filter_sep *f) {
   if (smem > TILE_SMEM_MAX || (kyp + kxp) * (int64_t)sizeof(T) > MASK_CONST_BYTES) {
     cuda_scratch tmp;
     int rc = tmp.get(d->index, ml_array_nbytes(f->out), "filter");
-    if (!rc) rc = sep_pass<T>(d, f, 0, in, tmp.ptr);
-    if (!rc) rc = sep_pass<T>(d, f, 1, tmp.ptr, out);
+    if (!rc) rc = sep_pass<T>(d, f, 0, mask[0], in, tmp.ptr);
+    if (!rc) rc = sep_pass<T>(d, f, 1, mask[1], tmp.ptr, out);
     return rc;
   }
   const int64_t ky3[3] = {1, 1, ky}, kx3[3] = {1, 1, kx};
   cuda_scratch my, mx;
-  int rc = stage_mask<T>(d, (const double *)ml_array_data(f->mask[0]), ky3, kyp, f->flip, my,
-                         true, 0);
-  if (!rc)
-    rc = stage_mask<T>(d, (const double *)ml_array_data(f->mask[1]), kx3, kxp, f->flip, mx,
-                       true, kyp);
+  int rc = stage_mask<T>(d, mask[0], ky3, kyp, f->flip, my, true, 0);
+  if (!rc) rc = stage_mask<T>(d, mask[1], kx3, kxp, f->flip, mx, true, kyp);
   if (rc) return rc;
   sep_args a;
   a.in = in;

@@ -73,7 +73,8 @@ int filter_reg(cuda_dev *d, const filter_plan *p);
 int filter_line(cuda_dev *d, const filter_plan *p);
 
 /* Whether filter_strip (filter_strip.cu) takes f: float32, two passes
- * with masks of one size, 3, 5, 9, 17, 25 or 33 taps. */
+ * with masks of one size, 3, 5, 9, 17, 25 or 33 taps, on the CPU (it
+ * takes them in its arguments). */
 bool filter_strip_fits(const ml_filter_sep *f);
 int filter_strip(cuda_dev *d, const ml_filter_sep *f);
 

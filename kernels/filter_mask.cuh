@@ -59,6 +59,24 @@ __global__ void mask_prep(const double *mask, T *dst, int k0, int k1, int k2, in
   }
 }
 
+/* The values of mask (float64, contiguous) on the device: its own data,
+ * or, for a mask on the CPU (filter_backend.h's separable), a copy in s. */
+static inline int mask_on_device(cuda_dev *d, const ml_array *mask, cuda_scratch &s,
+                                 const double **p) {
+  if (ml_array_device(mask).kind != ML_CPU) {
+    *p = (const double *)ml_array_data(mask);
+    return ML_OK;
+  }
+  const size_t bytes = ml_array_nbytes(mask);
+  int rc = s.get(d->index, bytes, "filter");
+  if (!rc)
+    rc = cuda_check(cudaMemcpyAsync(s.ptr, ml_array_data(mask), bytes, cudaMemcpyHostToDevice,
+                                    d->stream),
+                    "filter");
+  *p = s.as<const double>();
+  return rc;
+}
+
 /* The mask (k0 x k1 x k2) as T, rows padded to kp, in scratch s; copied
  * to constant memory from element `at` on when to_const. */
 template <class T>

@@ -33,10 +33,10 @@
  * read once (its halo columns twice, from L2): bound by instruction
  * issue, not by the memory. */
 #include "filter.cuh"
-#include "filter_mask.cuh"
+#include "map.cuh"
 #include "stream.cuh"
 
-constexpr int STRIP_THREADS = 256, SRX = 4;
+constexpr int STRIP_THREADS = 256, SRX = 4, STRIP_KMAX = 33;
 /* What the registers of sep_strip leave room for. */
 constexpr int STRIP_BLOCKS_PER_SM = 2;
 
@@ -48,6 +48,11 @@ struct strip_args {
   float cval;
   /* strips across a plane, in all; rows a block; blocks' work items */
   int64_t strips_x, strips, chunk, items;
+  /* the two masks (reversed under flip), as float32: kernel arguments
+   * live in constant memory, so a multiply-add reads its weight there as
+   * from a __constant__ array, and no copy to the device precedes the
+   * launch (the masks come from the host, filter_backend.h) */
+  float wy[STRIP_KMAX], wx[STRIP_KMAX];
 };
 
 template <int K> struct strip_sizes {
@@ -99,21 +104,28 @@ __device__ __forceinline__ void second_pass(const float *mid, const strip_args &
     if (r >= rows || x >= cols) continue;
     float win[WN], o[SRX];
 #pragma unroll
-    for (int j = 0; j < WN / 4; j++)
-      vec16<float>::split(*reinterpret_cast<const float4 *>(mid + r * P + x + 4 * j), win + 4 * j);
+    for (int j = 0; j < WN / 4; j++) {
+      const Vec<float, 4> v = *reinterpret_cast<const Vec<float, 4> *>(mid + r * P + x + 4 * j);
+#pragma unroll
+      for (int e = 0; e < 4; e++) win[4 * j + e] = v.v[e];
+    }
 #pragma unroll
     for (int q = 0; q < SRX; q++) o[q] = 0.0f;
 #pragma unroll
     for (int k = 0; k < K; k++) {
-      const float w = cmask<float>(K + k);
+      const float w = a.wx[k];
 #pragma unroll
       for (int q = 0; q < SRX; q++) o[q] = fmaf(w, win[q + k], o[q]);
     }
     float *dst = out + r * a.n2 + x;
     if (a.vec_out && x + SRX <= cols) {
 #pragma unroll
-      for (int q = 0; q < SRX / 4; q++)
-        reinterpret_cast<float4 *>(dst)[q] = vec16<float>::join(o + 4 * q);
+      for (int q = 0; q < SRX / 4; q++) {
+        Vec<float, 4> v;
+#pragma unroll
+        for (int e = 0; e < 4; e++) v.v[e] = o[4 * q + e];
+        reinterpret_cast<Vec<float, 4> *>(dst)[q] = v;
+      }
     } else {
       for (int q = 0; q < SRX && x + q < cols; q++) dst[q] = o[q];
     }
@@ -149,7 +161,7 @@ __global__ void __launch_bounds__(STRIP_THREADS, STRIP_BLOCKS_PER_SM) sep_strip(
       const float v = inb[r * P + tid];
 #pragma unroll
       for (int k = 0; k <= r; k++)
-        acc[r - k] = k == 0 ? fmaf(cmask<float>(0), v, 0.0f) : fmaf(cmask<float>(k), v, acc[r - k]);
+        acc[r - k] = k == 0 ? fmaf(a.wy[0], v, 0.0f) : fmaf(a.wy[k], v, acc[r - k]);
     }
     issue_rows<R, P>(inb, col, row0 + K - 1, a);
     for (int step = 0; step < steps; step++) {
@@ -167,12 +179,12 @@ __global__ void __launch_bounds__(STRIP_THREADS, STRIP_BLOCKS_PER_SM) sep_strip(
 #pragma unroll
       for (int j = 0; j < R; j++) {
         const float v = inb[j * P + tid];
-        if (inside) cp_async4(inb + j * P + tid, next + j * a.n2);
 #pragma unroll
         for (int k = 0; k < K; k++) {
           const int u = (j + K - 1 - k) % K;
-          acc[u] = k == 0 ? fmaf(cmask<float>(0), v, 0.0f) : fmaf(cmask<float>(k), v, acc[u]);
+          acc[u] = k == 0 ? fmaf(a.wy[0], v, 0.0f) : fmaf(a.wy[k], v, acc[u]);
         }
+        if (inside) cp_async4(inb + j * P + tid, next + j * a.n2);
         mid[j * P + tid] = acc[j % K];
       }
       /* constant mode: the first pass's result past the edges is cval */
@@ -207,21 +219,23 @@ static int launch_strip(cuda_dev *d, strip_args &a) {
 
 bool filter_strip_fits(const ml_filter_sep *f) {
   if (f->in->dtype != ML_FLOAT32 || !f->mask[0] || !f->mask[1]) return false;
+  for (int i = 0; i < 2; i++)
+    if (ml_array_device(f->mask[i]).kind != ML_CPU) return false;
   const int64_t k = f->mask[0]->shape[0];
   return f->mask[1]->shape[0] == k &&
          (k == 3 || k == 5 || k == 9 || k == 17 || k == 25 || k == 33);
 }
 
 int filter_strip(cuda_dev *d, const ml_filter_sep *f) {
-  const int64_t k = f->mask[0]->shape[0], k3[3] = {1, 1, k};
-  cuda_scratch my, mx;
-  int rc = stage_mask<float>(d, (const double *)ml_array_data(f->mask[0]), k3, k, f->flip, my,
-                             true, 0);
-  if (!rc)
-    rc = stage_mask<float>(d, (const double *)ml_array_data(f->mask[1]), k3, k, f->flip, mx,
-                           true, k);
-  if (rc) return rc;
+  const int64_t k = f->mask[0]->shape[0];
   strip_args a;
+  const double *my = (const double *)ml_array_data(f->mask[0]);
+  const double *mx = (const double *)ml_array_data(f->mask[1]);
+  for (int64_t i = 0; i < k; i++) {
+    const int64_t j = f->flip ? k - 1 - i : i;
+    a.wy[i] = (float)my[j];
+    a.wx[i] = (float)mx[j];
+  }
   a.in = (const float *)ml_array_data(f->in);
   a.out = (float *)ml_array_data(f->out);
   a.n0 = f->in->shape[0], a.n1 = f->in->shape[1], a.n2 = f->in->shape[2];

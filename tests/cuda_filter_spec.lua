@@ -278,6 +278,12 @@ describe("cuda filter: separable passes", function()
                     ("convolve1d %s %s k=%d axis %d %s"):format(dt, shape_name(shape), k, axis, mode),
                     bound(dt, k, absmax(x) + 0.5, w:abs():sum()))
             end
+            -- a mask on the CPU is uploaded with the call
+            agree(ml.ndimage.convolve1d(x:cuda(), w, {axis = axis}),
+                  ml.ndimage.convolve1d(x, w, {axis = axis}),
+                  ("convolve1d %s %s k=%d axis %d, mask on the CPU"):format(dt, shape_name(shape),
+                                                                           k, axis),
+                  bound(dt, k, absmax(x), w:abs():sum()))
           end
         end
         for axis = 1, #shape do

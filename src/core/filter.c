@@ -271,7 +271,8 @@ static int check_masks(const char *op, const ml_array *x,
     if (m->ndim != 1 || m->shape[0] == 0)
       return ml_fail(ML_EINVAL, "%s: the weights must be a nonempty 1-D array, got shape %s",
                      op, ml_shape_str(m->ndim, m->shape, s1, sizeof s1));
-    int rc = ml_check_same_device(op, x, m);
+    /* a mask on the CPU is a parameter (filter_backend.h) */
+    int rc = ml_array_device(m).kind == ML_CPU ? ML_OK : ml_check_same_device(op, x, m);
     if (!rc) rc = check_origin(op, origin[d], m->shape[0], d);
     if (rc) return rc;
   }

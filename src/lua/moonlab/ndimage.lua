@@ -121,20 +121,30 @@ local function gaussian_mask(sigma, order, radius)
   return r
 end
 
--- The masks already on a device, by their parameters, so that a filter
--- called in a loop does not copy its masks to the device at every call
--- (an upload waits for the copy before it). Weak: a mask that no pass
--- holds goes with the next collection.
-local masks_made = setmetatable({}, {__mode = "v"})
+-- A mask as core.separable takes it whatever x's device: a float64 array
+-- on the CPU, a parameter that the GPU's kernels take in their arguments
+-- (no copy to the device before them).
+local function host_mask(values)
+  return ml.array(values, {dtype = "float64", device = "cpu"})
+end
 
-local function gaussian_mask_on(sigma, order, radius, like)
-  local key = ("%.17g %d %d %s"):format(sigma, order, radius, tostring(like.device))
-  local m = masks_made[key]
-  if not m then
-    m = ml.array(gaussian_mask(sigma, order, radius), {dtype = "float64", device = like.device})
-    masks_made[key] = m
+-- The last Gaussian masks made, with their parameters, newest first, so
+-- that a filter called in a loop does not compute its masks at every
+-- call (compared as numbers: a key formatted from them costs more than
+-- the rest of the call's Lua).
+local MASKS_KEPT = 8
+local masks_made = {}
+
+local function gaussian_mask_of(sigma, order, radius)
+  for i = 1, #masks_made do
+    local e = masks_made[i]
+    if e.sigma == sigma and e.order == order and e.radius == radius then return e.mask end
   end
-  return m
+  local e = {sigma = sigma, order = order, radius = radius,
+             mask = host_mask(gaussian_mask(sigma, order, radius))}
+  table.insert(masks_made, 1, e)
+  masks_made[MASKS_KEPT + 1] = nil
+  return e.mask
 end
 
 local function radius_of(sigma, truncate, radius)
@@ -162,7 +172,7 @@ function M.gaussian_filter1d(x, sigma, opts)
   local a = axis_of(2, name, opts.axis or -1, nd)
   local masks, modes = {}, {}
   for i = 1, nd do masks[i], modes[i] = false, mode end
-  masks[a] = gaussian_mask_on(sigma, order, radius_of(sigma, opts.truncate or 4, opts.radius), x)
+  masks[a] = gaussian_mask_of(sigma, order, radius_of(sigma, opts.truncate or 4, opts.radius))
   return passes(name, x, masks, modes, opts.cval or 0)
 end
 
@@ -182,7 +192,7 @@ function M.gaussian_filter(x, sigma, opts)
   for i = 1, nd do
     -- SciPy leaves out the axes whose sigma is 1e-15 or less
     masks[i] = sigmas[i] > 1e-15
-      and gaussian_mask_on(sigmas[i], orders[i], radius_of(sigmas[i], truncate, radii[i]), x)
+      and gaussian_mask_of(sigmas[i], orders[i], radius_of(sigmas[i], truncate, radii[i]))
   end
   return passes(name, x, masks, modes, opts.cval or 0)
 end
@@ -224,10 +234,10 @@ function M.sobel(x, opts)
   for i = 1, nd do masks[i] = false end
   -- the derivative first, then the smoothing along the other axes, in
   -- SciPy's order (which matters at the edges in constant mode)
-  masks[a] = ml.array({-1, 0, 1}, {dtype = "float64", device = x.device})
+  masks[a] = host_mask({-1, 0, 1})
   local y = passes(name, x, masks, modes, cval)
   if nd == 1 then return y end
-  local smooth = ml.array({1, 2, 1}, {dtype = "float64", device = x.device})
+  local smooth = host_mask({1, 2, 1})
   for i = 1, nd do masks[i] = i ~= a and smooth end
   return passes(name, y, masks, modes, cval)
 end

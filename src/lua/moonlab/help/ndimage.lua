@@ -88,7 +88,8 @@ print(ml.ndimage.convolve(x, {{1, 1, 1}}, {mode = "wrap"})[{1, 1}])  --> 5.0]],
       },
       doc = [[
 correlate or convolve with a 1-D mask w along one axis of x, as
-scipy.ndimage's correlate1d and convolve1d.]],
+scipy.ndimage's correlate1d and convolve1d. w (an array or a table of
+numbers) may be on x's device or on the CPU.]],
       options = {
         AXIS,
         MODE,
