@@ -20,7 +20,8 @@
 --
 -- The assignment is ml.knn(X, centers, 1): exact squared distances, ties
 -- to the lower center. The new centers are per-label sums of rows
--- (segment_sums, by index_add). Labels are 1-based int64.
+-- (segment_sums: index_add for the sums, bincount for the counts). Labels
+-- are 1-based int64.
 --
 -- With distributed = true each rank of an ml.dist job fits its shard of
 -- the rows (consecutive rows of the whole, in rank order): the per-label
@@ -220,11 +221,13 @@ function M.seeded(seed, f, ...)
   return table.unpack(result, 2, result.n)
 end
 
--- The number of rows with each label 1..K (X's dtype) and their sums
--- (K x d): segment sums by index_add, in double and in row order.
+-- The number of rows with each label 1..K (X's dtype: bincount's integer
+-- counts, not an index_add of ones, whose thread for a large cluster
+-- walks it alone) and their sums (K x d): segment sums by index_add, in
+-- double and in row order.
 function M.segment_sums(X, labels, K)
   local like = {dtype = X.dtype, device = X.device}
-  local counts = ml.zeros(K, like):index_add(1, labels, ml.ones(X:size(1), like))
+  local counts = ml.bincount(labels, {minlength = K + 1}):narrow(1, 2, K):astype(X.dtype)
   return counts, ml.zeros(K, X:size(2), like):index_add(1, labels, X)
 end
 
