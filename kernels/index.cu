@@ -9,6 +9,7 @@
  * and reports the first bad index in C order, with the CPU's message:
  * "gather: index 11 is out of bounds for dimension 2 with size 10". */
 #include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
 #include <cub/device/device_select.cuh>
 
 #include <type_traits>
@@ -254,9 +255,13 @@ extern "C" int cuda_masked_select(const ml_array *out, const ml_array *in,
  * stable radix sort of (target, position) pairs), the first place of each
  * target found by a binary search, and then each element of out sums its
  * slices in the order of index, in double for floats and int64 for
- * integers: a thread per element of out (outer x size x inner), threads
- * of consecutive columns reading consecutive addresses. No atomics: the
- * CPU's bits, on every run. Shapes: size and m under 2^32. */
+ * integers, in runs of ML_INDEX_ADD_RUN (backend.h): a thread per element
+ * of out (outer x size x inner) sums the first run of its slices and adds
+ * the sums of the others, which a thread each computed before (so that a
+ * target of thousands of slices, a large k-means cluster, is not one
+ * thread's walk), threads of consecutive columns reading consecutive
+ * addresses. No atomics: the CPU's bits, on every run. Shapes: size and m
+ * under 2^32. */
 
 /* The 0-based targets of the index and the positions 0..m-1; a bad index
  * is flagged and sorts last. */
@@ -290,35 +295,85 @@ __global__ void add_starts(const uint32_t *rows, int64_t m, int64_t size, int64_
   }
 }
 
-/* A thread sums a segment of slices in order, but loads ADD_AHEAD of
- * them at once: k-means' clusters make segments of thousands, which a
- * chain of dependent gathers took milliseconds to walk. */
+/* A thread sums a run of slices in order, but loads ADD_AHEAD of them at
+ * once. */
 #define ADD_AHEAD 8
 
 template <class T>
+using add_acc = typename std::conditional<std::is_floating_point<T>::value, double, uint64_t>::type;
+
+/* acc plus the slices order[t0..t1) of column base (src's at o and c). */
+template <class T>
+__device__ __forceinline__ add_acc<T> add_run(add_acc<T> acc, const T *base, int64_t inner,
+                                             const uint32_t *order, int64_t t0, int64_t t1) {
+  using A = add_acc<T>;
+  int64_t t = t0;
+  for (; t + ADD_AHEAD <= t1; t += ADD_AHEAD) { /* the loads in flight together */
+    T x[ADD_AHEAD];
+#pragma unroll
+    for (int u = 0; u < ADD_AHEAD; u++) x[u] = base[(int64_t)order[t + u] * inner];
+#pragma unroll
+    for (int u = 0; u < ADD_AHEAD; u++)
+      acc += std::is_floating_point<T>::value ? (A)x[u] : (A)(int64_t)x[u];
+  }
+  for (; t < t1; t++) {
+    T x = base[(int64_t)order[t] * inner];
+    acc += std::is_floating_point<T>::value ? (A)x : (A)(int64_t)x;
+  }
+  return acc;
+}
+
+/* The runs of target r beyond its first: extra[r], and 0 at r = size. */
+__global__ void add_run_counts(const int64_t *start, int64_t size, int64_t *extra) {
+  int64_t step = (int64_t)gridDim.x * blockDim.x;
+  for (int64_t r = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; r <= size; r += step) {
+    const int64_t c = r < size ? start[r + 1] - start[r] : 0;
+    extra[r] = c > ML_INDEX_ADD_RUN ? (c - 1) / ML_INDEX_ADD_RUN : 0;
+  }
+}
+
+/* The sums of the runs after the first (xstart: extra's exclusive sums,
+ * xstart[size] of them in all, at most xmax): run x of all targets' extra
+ * runs, at o and column c, into part[(o xmax + x) inner + c]. */
+template <class T>
+__global__ void add_runs(add_acc<T> *part, const T *src, int64_t n, int64_t size, int64_t m,
+                         int64_t inner, int64_t xmax, const int64_t *start,
+                         const uint32_t *order, const int64_t *xstart) {
+  int64_t step = (int64_t)gridDim.x * blockDim.x;
+  const int64_t total = xstart[size];
+  for (int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; e < n; e += step) {
+    const int64_t c = e % inner, q = e / inner, x = q % xmax, o = q / xmax;
+    if (x >= total) continue;
+    /* the target: the last r with xstart[r] <= x */
+    int64_t lo = 0, hi = size;
+    while (hi - lo > 1) {
+      const int64_t mid = (lo + hi) / 2;
+      if (xstart[mid] <= x)
+        lo = mid;
+      else
+        hi = mid;
+    }
+    const int64_t t0 = start[lo] + (x - xstart[lo] + 1) * ML_INDEX_ADD_RUN;
+    const int64_t t1 = t0 + ML_INDEX_ADD_RUN < start[lo + 1] ? t0 + ML_INDEX_ADD_RUN : start[lo + 1];
+    part[e] = add_run<T>(add_acc<T>(0), src + o * m * inner + c, inner, order, t0, t1);
+  }
+}
+
+template <class T>
 __global__ void add_slices(T *out, const T *src, int64_t n, int64_t size, int64_t m, int64_t inner,
-                           const int64_t *start, const uint32_t *order) {
-  using A = typename std::conditional<std::is_floating_point<T>::value, double, uint64_t>::type;
+                           const int64_t *start, const uint32_t *order, int64_t xmax,
+                           const int64_t *xstart, const add_acc<T> *part) {
+  using A = add_acc<T>;
   int64_t step = (int64_t)gridDim.x * blockDim.x;
   for (int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; e < n; e += step) {
     const int64_t c = e % inner, q = e / inner, r = q % size, o = q / size;
     const int64_t t0 = start[r], t1 = start[r + 1];
     if (t0 == t1) continue;
     A acc = std::is_floating_point<T>::value ? A(0) : (A)(int64_t)out[e];
-    const T *base = src + o * m * inner + c;
-    int64_t t = t0;
-    for (; t + ADD_AHEAD <= t1; t += ADD_AHEAD) { /* the loads in flight together */
-      T x[ADD_AHEAD];
-#pragma unroll
-      for (int u = 0; u < ADD_AHEAD; u++) x[u] = base[(int64_t)order[t + u] * inner];
-#pragma unroll
-      for (int u = 0; u < ADD_AHEAD; u++)
-        acc += std::is_floating_point<T>::value ? (A)x[u] : (A)(int64_t)x[u];
-    }
-    for (; t < t1; t++) {
-      T x = base[(int64_t)order[t] * inner];
-      acc += std::is_floating_point<T>::value ? (A)x : (A)(int64_t)x;
-    }
+    acc = add_run<T>(acc, src + o * m * inner + c, inner, order, t0,
+                     t1 - t0 > ML_INDEX_ADD_RUN ? t0 + ML_INDEX_ADD_RUN : t1);
+    if (t1 - t0 > ML_INDEX_ADD_RUN)
+      for (int64_t x = xstart[r]; x < xstart[r + 1]; x++) acc += part[(o * xmax + x) * inner + c];
     if constexpr (std::is_floating_point<T>::value)
       out[e] = (T)((double)out[e] + acc);
     else
@@ -363,10 +418,39 @@ static int add_typed(cuda_dev *d, const ml_array *out, int dim, const ml_array *
   if (!rc)
     rc = cuda_launch<add_starts>(d, grid_for(size + 1, 256, d), 256, 0, op,
                                  srows.as<const uint32_t>(), m, size, start.as<int64_t>());
+  /* the runs after the first: at most m / ML_INDEX_ADD_RUN in all */
+  const int64_t xmax = m / ML_INDEX_ADD_RUN, outer = ml_array_numel(src) / (m * inner);
+  cuda_scratch extra, xstart, part, scan_temp;
+  if (!rc && xmax > 0) {
+    rc = extra.get(d->index, (size_t)(size + 1) * sizeof(int64_t), op);
+    if (!rc) rc = xstart.get(d->index, (size_t)(size + 1) * sizeof(int64_t), op);
+    if (!rc) rc = part.get(d->index, (size_t)(outer * xmax * inner) * sizeof(add_acc<T>), op);
+    if (!rc)
+      rc = cuda_launch<add_run_counts>(d, grid_for(size + 1, 256, d), 256, 0, op,
+                                       start.as<const int64_t>(), size, extra.as<int64_t>());
+    size_t scan_bytes = 0;
+    if (!rc)
+      rc = cuda_check(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, extra.as<int64_t>(),
+                                                    xstart.as<int64_t>(), size + 1, d->stream),
+                      op);
+    if (!rc) rc = scan_temp.get(d->index, scan_bytes, op);
+    if (!rc)
+      rc = cuda_check(cub::DeviceScan::ExclusiveSum(scan_temp.ptr, scan_bytes,
+                                                    extra.as<int64_t>(), xstart.as<int64_t>(),
+                                                    size + 1, d->stream),
+                      op);
+    const int64_t runs = outer * xmax * inner;
+    if (!rc)
+      rc = cuda_launch<add_runs<T>>(d, grid_for(runs, 256, d), 256, 0, op,
+                                    part.as<add_acc<T>>(), array_ptr<const T>(src), runs, size,
+                                    m, inner, xmax, start.as<const int64_t>(),
+                                    order.as<const uint32_t>(), xstart.as<const int64_t>());
+  }
   if (!rc)
     rc = cuda_launch<add_slices<T>>(d, grid_for(n, 256, d), 256, 0, op, array_ptr<T>(out),
                                     array_ptr<const T>(src), n, size, m, inner,
-                                    start.as<const int64_t>(), order.as<const uint32_t>());
+                                    start.as<const int64_t>(), order.as<const uint32_t>(), xmax,
+                                    xstart.as<const int64_t>(), part.as<const add_acc<T>>());
   return rc ? rc : flag_report(d, op, index, dim, size);
 }
 

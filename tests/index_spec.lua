@@ -522,6 +522,12 @@ describe("index_add", function()
     assert.equal(1 + 2^-23, r[1])
     local i32 = ml.full(1, 2^31 - 1, {dtype = "int32"})
     assert.equal(-2^31 + 1, i32:index_add(1, {1, 1}, ml.ones(2, {dtype = "int32"}))[1])
+    -- runs of 256 slices sum apart, then add in order: 2^53 and 255 ones
+    -- stay 2^53 (each 1 rounds away), the next run's two ones make 2, kept
+    local src = ml.ones(258)
+    src[1] = 2^53
+    local idx = ml.ones(258, {dtype = "int64"})
+    assert.equal(2^53 + 2, ml.zeros(1):index_add(1, idx, src)[1])
   end)
 
   it("is a segment sum: rows summed by label equal a one-hot product", function()

@@ -28,6 +28,9 @@
 #ifndef ML_BACKEND_H
 #define ML_BACKEND_H
 
+/* index_add's runs of slices summed on their own (see index_add). */
+#define ML_INDEX_ADD_RUN 256
+
 #include "array.h"
 #include "ops.h"
 #include "histogram_bin.h"
@@ -149,8 +152,10 @@ typedef struct ml_backend {
    * and src contiguous, src of out's shape but numel(index) along dim and
    * of out's dtype. For each element of out, the slices add in the order
    * of index: integers wrap in int64, floats sum in double and round once
-   * into out (out + sum), so results are the same bits on both backends.
-   * A bad index is an error naming it, as gather's. */
+   * into out (out + sum), where sum adds, in order, the sums of runs of
+   * ML_INDEX_ADD_RUN slices (each in order), so that a GPU can give the
+   * runs of one long list to many threads; results are the same bits on
+   * both backends. A bad index is an error naming it, as gather's. */
   int (*index_add)(const ml_array *out, int dim, const ml_array *index,
                    const ml_array *src);
   /* Along dim (0-based): out[..i..] = in[..index[..i..]..]; index int64 of

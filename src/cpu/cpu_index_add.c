@@ -6,8 +6,9 @@
  * finds a bad index), so that each slice of out is summed by one thread
  * over its own list: no scratch of out's size, no two threads on one
  * element, and every element's sum in index order whatever the threads.
- * Floats accumulate in double, a block of columns at a time, and are
- * rounded once into out; integers accumulate in int64 and wrap. */
+ * Floats accumulate in double, a block of columns at a time, in runs of
+ * ML_INDEX_ADD_RUN slices whose sums add in order, and are rounded once
+ * into out; integers accumulate in int64 and wrap. */
 #include <stdlib.h>
 
 #include "cpu.h"
@@ -25,19 +26,26 @@ typedef struct {
 static void add_float(const add_job *j, int64_t o, int64_t r) {
   int f32 = j->out->dtype == ML_FLOAT32;
   const int64_t *list = j->order + j->start[r], count = j->start[r + 1] - j->start[r];
-  double acc[COLS];
+  double acc[COLS], run[COLS];
   for (int64_t c0 = 0; c0 < j->inner; c0 += COLS) {
     int64_t w = j->inner - c0 < COLS ? j->inner - c0 : COLS;
     for (int64_t c = 0; c < w; c++) acc[c] = 0;
-    for (int64_t t = 0; t < count; t++) {
-      int64_t at = (o * j->m + list[t]) * j->inner + c0;
-      if (f32) {
-        const float *s = (const float *)ml_array_data(j->src) + at;
-        for (int64_t c = 0; c < w; c++) acc[c] += s[c];
-      } else {
-        const double *s = (const double *)ml_array_data(j->src) + at;
-        for (int64_t c = 0; c < w; c++) acc[c] += s[c];
+    /* runs of ML_INDEX_ADD_RUN slices, each summed on its own, then added
+     * in order (backend.h) */
+    for (int64_t t0 = 0; t0 < count; t0 += ML_INDEX_ADD_RUN) {
+      int64_t t1 = count - t0 < ML_INDEX_ADD_RUN ? count : t0 + ML_INDEX_ADD_RUN;
+      for (int64_t c = 0; c < w; c++) run[c] = 0;
+      for (int64_t t = t0; t < t1; t++) {
+        int64_t at = (o * j->m + list[t]) * j->inner + c0;
+        if (f32) {
+          const float *s = (const float *)ml_array_data(j->src) + at;
+          for (int64_t c = 0; c < w; c++) run[c] += s[c];
+        } else {
+          const double *s = (const double *)ml_array_data(j->src) + at;
+          for (int64_t c = 0; c < w; c++) run[c] += s[c];
+        }
       }
+      for (int64_t c = 0; c < w; c++) acc[c] += run[c];
     }
     int64_t at = (o * j->size + r) * j->inner + c0;
     if (f32) {
