@@ -35,9 +35,9 @@
  *
  * separable: one pass is a correlation with a 1 x k x 1 or 1 x 1 x k
  * mask; two go, for float32 masks on the CPU of one size of 3, 5, 9, 17,
- * 25 or 33 taps (Gaussians of sigma up to 4), through filter_strip.cu's
- * strips, which keep the first pass's sums in registers down each
- * column; otherwise through sep_fused when their masks and tiles fit:
+ * 25 or 33 taps (sobel's, Gaussians of sigma up to 4), through
+ * filter_strip.cu's strips, which keep the first pass's sums in
+ * registers down each column; otherwise through sep_fused when their masks and tiles fit:
  * the input tile with the halos of both passes in shared memory, the
  * first pass (along rows) into a second tile rounded to T (the halo
  * columns too: the second pass reads them), then the second pass as
@@ -591,9 +591,9 @@ static int sep_pass(cuda_dev *d, const ml_filter_sep *f, int i, const double *ma
 }
 
 /* Two passes in filter_strip.cu's kernel when it takes them (float32,
- * masks on the CPU of one size it knows), else in sep_fused when its masks fit
- * constant memory and its tiles shared memory, else one after the other
- * through scratch. */
+ * masks on the CPU of one size it knows), else in sep_fused when its
+ * masks fit constant memory and its tiles shared memory, else one after
+ * the other through scratch; a mask on the CPU is copied up first. */
 template <class T>
 static int separable_plan(cuda_dev *d, const ml_filter_sep *f) {
   const void *in = ml_array_data(f->in);
