@@ -5,45 +5,38 @@
  * bit (integers throughout, and ties in the kNN lists go to the lower
  * index on both).
  *
- * pack: a warp a group of 8 words of a row (rows are whole groups), each
- * lane reading one value of each of the 8 words' 32 (coalesced 128-byte
+ * pack: one pass over x, which is the memory floor: 16-byte loads and
+ * shuffles where rows start 16-byte aligned (binary_pack_wide), else a
+ * warp a group of 8 words of a row (rows are whole groups), each lane
+ * reading one value of each of the 8 words' 32 (coalesced 128-byte
  * reads, 8 in flight a lane) and 8 ballots making the words, which lanes
- * 0..7 store together; one pass over x, which is the memory floor.
+ * 0..7 store together.
  *
- * mm: tensor cores, mma.m16n8k256 b1 with AND and popcount: a CTA of 8
- * warps computes a 128 x 256 block of out, each warp 64 x 64 (4 x 8
- * tiles of 16 x 8), stepping k by 512 bits through shared memory filled
- * by cp.async, three stages in flight. A stage holds two planes, the
- * first 256 bits of each of the block's rows one after another, then the
- * second 256; each plane feeds one mma a tile (the second is skipped
- * when it is all padding, as for 256-bit codes). Fragments are read as 8
- * bytes a thread, no ldmatrix: the four threads of a quad read the four
- * 8-byte pieces of a row's 32 bytes, so a half warp reads four whole
- * rows, 128 contiguous bytes, free of bank conflicts. The k order of the
- * mma is free as long as A and B agree: thread t's words 2t and 2t + 1
- * go to the mma's k-slots t and t + 4, for A and B alike. The epilogue
- * turns popc(a AND b) into the dot product or the distance with the rows'
- * popcounts (binary_popc_rows). Nothing is loaded past the last row or
- * column (their results are not stored) or word (a plane of padding is
- * skipped).
- *
- * A CTA runs tpc column tiles through one pipeline when k is short (the
- * 256-bit codes of a search: one stage a tile), so that loads of the next
- * tiles overlap the epilogue of the last.
+ * mm: the tensor cores' AND-popcount product, binary_mm.cuh (its tiling
+ * there).
  *
  * knn: a query chunk meets the first references through a work block
  * of distances (mm's kernel) and a warp a query (a block for k > WARP_L)
  * selects with select.cuh's engine, keys the distances themselves; that
  * fills every list, and its k-th distance bounds the query's answer.
- * The rest of the references go through mm's kernel with the filter
- * epilogue: a pair below its query's bound is appended to the query's
- * candidates (an atomic counter; no m x n matrix), and a last selection
+ * The rest of the references go through the filter in rounds of growing
+ * length: a pair below its query's bound is appended to the query's
+ * candidates (an atomic counter; no m x n matrix), and a selection
  * merges each list with its candidates, or, where they overflowed,
- * recomputes that query's distances to the rest on the CUDA cores. */
+ * recomputes that query's distances to the round's references on the
+ * CUDA cores; the next round filters with the tighter bounds. The filter
+ * is binary_knn_stream for codes of 256 bits or fewer (no shared memory,
+ * no barrier) and mm's kernel with the filter epilogue for longer ones.
+ * At 10^4 x 10^6 x 256 bits one filter over all references with the
+ * first chunk's bounds took 29 ms, most of it in atomics on the same
+ * rows' counters. */
 #include "launch.cuh"
 #include "map.cuh"
 #include "scratch.cuh"
 #include "select.cuh"
+
+#include "binary_mm.cuh"
+#include "binary_stream.cuh"
 
 extern "C" {
 #include "../src/core/binary_backend.h"
@@ -79,18 +72,82 @@ __global__ void __launch_bounds__(256)
   }
 }
 
+/* pack with 16-byte loads, where rows start 16-byte aligned (len a
+ * multiple of V = 16 / sizeof(T)): a warp a task of PACK_LOADS chunks of
+ * a row, a chunk 32 V values (V words), all loads in flight at once.
+ * Lane L's V values of a chunk are bits V (L % (32 / V)) onwards of the
+ * chunk's word L / (32 / V); xor-shuffles gather each word onto its 32 /
+ * V lanes, and lane j takes the task's word j, so a warp stores its
+ * words in one coalesced piece. The scalar kernel above read 4 bytes a
+ * lane and ran at 73% of the copy bandwidth's floor. */
+#define PACK_LOADS 8
+
+/* 16 bytes at p, streamed (read once). */
+__device__ __forceinline__ Vec<float, 4> load_stream16(const float *p) {
+  const float4 f = __ldcs(reinterpret_cast<const float4 *>(p));
+  return {{f.x, f.y, f.z, f.w}};
+}
+
+__device__ __forceinline__ Vec<double, 2> load_stream16(const double *p) {
+  const double2 f = __ldcs(reinterpret_cast<const double2 *>(p));
+  return {{f.x, f.y}};
+}
+
+template <class T>
+__global__ void __launch_bounds__(256)
+    binary_pack_wide(const T *x, uint32_t *out, int64_t rows, int64_t len, int64_t w) {
+  constexpr int V = 16 / sizeof(T), LPW = 32 / V, WPT = PACK_LOADS * V;
+  const int lane = threadIdx.x & 31;
+  const int64_t per_row = (w + WPT - 1) / WPT, tasks = rows * per_row;
+  const int64_t stride = ((int64_t)gridDim.x * blockDim.x) >> 5;
+  for (int64_t task = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5; task < tasks;
+       task += stride) {
+    const int64_t r = task / per_row, j0 = task % per_row * WPT;
+    const T *row = x + r * len;
+    Vec<T, V> v[PACK_LOADS];
+#pragma unroll
+    for (int u = 0; u < PACK_LOADS; u++) {
+      const int64_t i = (j0 + u * V) * 32 + lane * V;
+      if (i < len) v[u] = load_stream16(row + i);
+    }
+    uint32_t mine = 0;
+#pragma unroll
+    for (int u = 0; u < PACK_LOADS; u++) {
+      const int64_t i = (j0 + u * V) * 32 + lane * V;
+      uint32_t bits = 0;
+#pragma unroll
+      for (int e = 0; e < V; e++) bits |= (uint32_t)(i < len && v[u].v[e] >= T(0)) << e;
+      bits <<= V * (lane % LPW);
+#pragma unroll
+      for (int o = 1; o < LPW; o <<= 1) bits |= __shfl_xor_sync(FULL, bits, o);
+      const uint32_t word = __shfl_sync(FULL, bits, lane % V * LPW);
+      if (lane / V == u) mine = word;
+    }
+    if (lane < WPT && j0 + lane < w) out[r * w + j0 + lane] = mine;
+  }
+}
+
+template <class T>
+static int pack_typed(cuda_dev *d, const ml_array *out, const ml_array *in) {
+  const int64_t rows = in->shape[0], len = in->shape[1], w = out->shape[1];
+  const T *x = array_ptr<const T>(in);
+  uint32_t *o = array_ptr<uint32_t>(out);
+  constexpr int V = 16 / sizeof(T);
+  if (len % V == 0 && (uintptr_t)x % 16 == 0) {
+    const int64_t tasks = rows * ((w + PACK_LOADS * V - 1) / (PACK_LOADS * V));
+    return cuda_launch<binary_pack_wide<T>>(d, grid_for(tasks * 32, 256, d, 8), 256, 0,
+                                            "binary.pack", x, o, rows, len, w);
+  }
+  return cuda_launch<binary_pack_kernel<T>>(d, grid_for(rows * (w / PACK_WORDS) * 32, 256, d, 16),
+                                            256, 0, "binary.pack", x, o, rows, len, w);
+}
+
 static int cuda_binary_pack(const ml_array *out, const ml_array *in) {
   cuda_dev *d;
   int rc = cuda_enter(array_device(in), &d);
   if (rc) return rc;
-  int64_t rows = in->shape[0], len = in->shape[1], w = out->shape[1];
-  unsigned grid = grid_for(rows * (w / PACK_WORDS) * 32, 256, d, 16);
-  uint32_t *o = array_ptr<uint32_t>(out);
-  if (in->dtype == ML_FLOAT32)
-    return cuda_launch<binary_pack_kernel<float>>(d, grid, 256, 0, "binary.pack",
-                                                  array_ptr<const float>(in), o, rows, len, w);
-  return cuda_launch<binary_pack_kernel<double>>(d, grid, 256, 0, "binary.pack",
-                                                 array_ptr<const double>(in), o, rows, len, w);
+  if (in->dtype == ML_FLOAT32) return pack_typed<float>(d, out, in);
+  return pack_typed<double>(d, out, in);
 }
 
 template <class T>
@@ -124,250 +181,36 @@ static int cuda_binary_unpack(const ml_array *out, const ml_array *in) {
 
 /* ---- popcounts of rows ---- */
 
-/* out[r]: the popcount of row r (w words, a multiple of 8), a thread a
- * row. */
-__global__ void binary_popc_rows(const uint4 *a, int *out, int64_t rows, int64_t w4) {
-  const int64_t stride = (int64_t)gridDim.x * blockDim.x;
-  for (int64_t r = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; r < rows; r += stride) {
+/* out[r]: the popcount of row r (w words, a multiple of 8), G lanes a
+ * row (G a power of 2, at most the row's 16-byte pieces: 8192-bit rows
+ * took 60 us a thread a row, their 64 loads one after another). */
+__global__ void binary_popc_rows(const uint4 *a, int *out, int64_t rows, int64_t w4, int G) {
+  const int lane = threadIdx.x & 31, per = 32 / G; /* rows a warp */
+  const int64_t step = ((int64_t)gridDim.x * blockDim.x >> 5) * per;
+  for (int64_t rw = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x >> 5) * per; rw < rows;
+       rw += step) {
+    const int64_t r = rw + lane / G;
     int s = 0;
-    for (int64_t i = 0; i < w4; i++) {
-      uint4 v = __ldg(a + r * w4 + i);
-      s += __popc(v.x) + __popc(v.y) + __popc(v.z) + __popc(v.w);
-    }
-    out[r] = s;
+    if (r < rows)
+      for (int64_t i = lane % G; i < w4; i += G) {
+        uint4 v = __ldg(a + r * w4 + i);
+        s += __popc(v.x) + __popc(v.y) + __popc(v.z) + __popc(v.w);
+      }
+    for (int o = G / 2; o > 0; o >>= 1) s += __shfl_xor_sync(FULL, s, o);
+    if (r < rows && lane % G == 0) out[r] = s;
   }
 }
 
 static int popc_rows(cuda_dev *d, const uint32_t *a, int64_t rows, int64_t w, int *out,
                      const char *op) {
   if (rows == 0) return ML_OK;
-  return cuda_launch<binary_popc_rows>(d, grid_for(rows, 128, d), 128, 0, op, (const uint4 *)a,
-                                       out, rows, w / 4);
+  int G = 1;
+  while (G < 32 && 2 * G <= w / 4) G *= 2;
+  return cuda_launch<binary_popc_rows>(d, grid_for(rows * G, 128, d), 128, 0, op,
+                                       (const uint4 *)a, out, rows, w / 4, G);
 }
 
-/* ---- mm on the tensor cores ---- */
-
-#define BM 128
-#define BN 256
-#define BKW 16 /* words of a row a stage: 512 bits */
-#define STAGES 3
-#define MM_THREADS 256
-#define MM_SMEM ((size_t)STAGES * (BM + BN) * BKW * sizeof(uint32_t))
-
-/* One launch of the product: batch item z of a at a + z sa, and so on. A
- * CTA computes the blocks of tpc consecutive column tiles of its row tile
- * in one pipeline (short k: the stages of the next tiles load while the
- * last one's epilogue runs). */
-struct MmArgs {
-  const uint32_t *a, *b; /* m x w, n x w packed rows a batch item */
-  const int *pa, *pb;    /* their popcounts */
-  int32_t *out;          /* m x n, rows ldo apart */
-  int64_t m, n, w, ldo, bits, tpc;
-  int64_t sa, sb, spa, spb, so; /* batch strides, in elements */
-  int hamming;
-  /* The filter (FILTER below): the pairs whose distance is below
-   * thr[r * thr_stride] go to row r's candidates, base + the column. */
-  const uint32_t *thr;
-  int64_t thr_stride, base, cap;
-  uint32_t *cand_d, *cand_i; /* m x cap */
-  int *count;                /* m */
-};
-
-__device__ __forceinline__ void cp_async16(uint32_t *dst, const uint32_t *src) {
-  unsigned s = (unsigned)__cvta_generic_to_shared(dst);
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(src));
-}
-
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
-
-template <int N> __device__ __forceinline__ void cp_async_wait() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
-}
-
-/* c += popc(a AND b) over one m16n8k256 tile. */
-__device__ __forceinline__ void mma_and_popc(int *c, uint32_t a0, uint32_t a1, uint32_t a2,
-                                             uint32_t a3, uint32_t b0, uint32_t b1) {
-  asm("mma.sync.aligned.m16n8k256.row.col.s32.b1.b1.s32.and.popc "
-      "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
-      : "+r"(c[0]), "+r"(c[1]), "+r"(c[2]), "+r"(c[3])
-      : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
-}
-
-/* One stage: words k0 .. k0 + BKW - 1 of the block's BM rows of a and BN
- * rows of b, 16 bytes a cp.async. A stage of R rows is two planes of R x
- * 8 words: words k0 .. k0 + 7 of each row, then words k0 + 8 .. k0 + 15.
- * Nothing is loaded past the last row (those rows' results are not
- * stored, and each result depends on its own row and column only) or
- * past the last word (a plane of padding, which the mma skip). */
-__device__ __forceinline__ void mm_stage(uint32_t *sa, uint32_t *sb, const MmArgs &p,
-                                         const uint32_t *a, const uint32_t *b, int64_t r0,
-                                         int64_t c0, int64_t k0) {
-  const int tid = threadIdx.x;
-#pragma unroll
-  for (int u = 0; u < BM * 4 / MM_THREADS; u++) {
-    int c = tid + u * MM_THREADS, row = c >> 2, q = c & 3;
-    int64_t gr = r0 + row, gk = k0 + q * 4;
-    if (gr < p.m && gk < p.w)
-      cp_async16(sa + (q >> 1) * BM * 8 + row * 8 + (q & 1) * 4, a + gr * p.w + gk);
-  }
-#pragma unroll
-  for (int u = 0; u < BN * 4 / MM_THREADS; u++) {
-    int c = tid + u * MM_THREADS, row = c >> 2, q = c & 3;
-    int64_t gr = c0 + row, gk = k0 + q * 4;
-    if (gr < p.n && gk < p.w)
-      cp_async16(sb + (q >> 1) * BN * 8 + row * 8 + (q & 1) * 4, b + gr * p.w + gk);
-  }
-}
-
-/* The block at (r0, c0) from its accumulators: out's values, or with
- * FILTER the candidates. */
-template <bool FILTER>
-__device__ __forceinline__ void mm_epilogue(const MmArgs &p, int (&acc)[4][8][4], int64_t z,
-                                            int64_t r0, int64_t c0, int wm, int wn, int g,
-                                            int t) {
-  const int *pa = p.pa + z * p.spa, *pb = p.pb + z * p.spb;
-  int32_t *out = p.out + z * p.so;
-  /* col is even: pairs are 8-byte aligned when the rows and the block
-   * are */
-  const bool pair = !FILTER && (p.ldo & 1) == 0 && ((uintptr_t)out & 7) == 0;
-#pragma unroll
-  for (int i = 0; i < 4; i++)
-#pragma unroll
-    for (int h = 0; h < 2; h++) {
-      int64_t row = r0 + wm * 64 + i * 16 + g + h * 8;
-      if (row >= p.m) continue;
-      int ra = pa[row];
-      uint32_t th = FILTER ? p.thr[row * p.thr_stride] : 0;
-#pragma unroll
-      for (int j = 0; j < 8; j++) {
-        int64_t col = c0 + wn * 64 + j * 8 + t * 2;
-        if (!FILTER && pair && col + 1 < p.n) { /* both, 8 bytes at once */
-          int d0 = ra + pb[col] - 2 * acc[i][j][h * 2];
-          int d1 = ra + pb[col + 1] - 2 * acc[i][j][h * 2 + 1];
-          if (!p.hamming) {
-            d0 = (int)(p.bits - 2 * d0);
-            d1 = (int)(p.bits - 2 * d1);
-          }
-          *(int2 *)(out + row * p.ldo + col) = make_int2(d0, d1);
-          continue;
-        }
-#pragma unroll
-        for (int e = 0; e < 2; e++)
-          if (col + e < p.n) {
-            int dist = ra + pb[col + e] - 2 * acc[i][j][h * 2 + e];
-            if (!FILTER) {
-              out[row * p.ldo + col + e] = p.hamming ? dist : (int32_t)(p.bits - 2 * dist);
-            } else if ((uint32_t)dist < th) {
-              int pos = atomicAdd(p.count + row, 1);
-              if (pos < p.cap) {
-                p.cand_d[row * p.cap + pos] = (uint32_t)dist;
-                p.cand_i[row * p.cap + pos] = (uint32_t)(p.base + col + e);
-              }
-            }
-          }
-      }
-    }
-}
-
-template <bool FILTER> __global__ void __launch_bounds__(MM_THREADS, 1) binary_mm_tc(MmArgs p) {
-  extern __shared__ __align__(16) uint32_t mm_smem[];
-  uint32_t *smem = mm_smem;
-  const int64_t z = blockIdx.z;
-  const uint32_t *a = p.a + z * p.sa, *b = p.b + z * p.sb;
-  const int64_t r0 = (int64_t)blockIdx.y * BM, tile0 = (int64_t)blockIdx.x * p.tpc;
-  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
-  const int wm = warp >> 2, wn = warp & 3; /* 2 x 4 warps of 64 x 64 */
-  const int64_t steps = (p.w + BKW - 1) / BKW, tiles = (p.n + BN - 1) / BN;
-  const int64_t iters = (tiles - tile0 < p.tpc ? tiles - tile0 : p.tpc) * steps;
-  int acc[4][8][4];
-#pragma unroll
-  for (int i = 0; i < 4; i++)
-#pragma unroll
-    for (int j = 0; j < 8; j++)
-#pragma unroll
-      for (int e = 0; e < 4; e++) acc[i][j][e] = 0;
-
-  /* iteration it: k-step it % steps of column tile tile0 + it / steps */
-#pragma unroll
-  for (int s = 0; s < STAGES - 1; s++) {
-    uint32_t *sa = smem + s * (BM + BN) * BKW;
-    if (s < iters)
-      mm_stage(sa, sa + BM * BKW, p, a, b, r0, (tile0 + s / steps) * BN, s % steps * BKW);
-    cp_async_commit();
-  }
-  for (int64_t it = 0; it < iters; it++) {
-    cp_async_wait<STAGES - 2>();
-    __syncthreads(); /* stage it is in; stage it - 1 is read by all */
-    int64_t next = it + STAGES - 1;
-    if (next < iters) {
-      uint32_t *sa = smem + next % STAGES * (BM + BN) * BKW;
-      mm_stage(sa, sa + BM * BKW, p, a, b, r0, (tile0 + next / steps) * BN,
-               next % steps * BKW);
-    }
-    cp_async_commit();
-    const int64_t ks = it % steps;
-    const uint32_t *as = smem + it % STAGES * (BM + BN) * BKW, *bs = as + BM * BKW;
-    const bool half = ks * BKW + BKW / 2 >= p.w; /* the second plane is padding */
-#pragma unroll
-    for (int h = 0; h < 2; h++) {
-      if (h == 1 && half) break;
-      const uint32_t *ap = as + h * BM * 8, *bp = bs + h * BN * 8;
-      uint2 lo[4], hi[4];
-#pragma unroll
-      for (int i = 0; i < 4; i++) {
-        lo[i] = *(const uint2 *)(ap + (wm * 64 + i * 16 + g) * 8 + t * 2);
-        hi[i] = *(const uint2 *)(ap + (wm * 64 + i * 16 + g + 8) * 8 + t * 2);
-      }
-#pragma unroll
-      for (int j = 0; j < 8; j++) {
-        uint2 bv = *(const uint2 *)(bp + (wn * 64 + j * 8 + g) * 8 + t * 2);
-#pragma unroll
-        for (int i = 0; i < 4; i++)
-          mma_and_popc(acc[i][j], lo[i].x, hi[i].x, lo[i].y, hi[i].y, bv.x, bv.y);
-      }
-    }
-    if (ks == steps - 1) {
-      mm_epilogue<FILTER>(p, acc, z, r0, (tile0 + it / steps) * BN, wm, wn, g, t);
-#pragma unroll
-      for (int i = 0; i < 4; i++)
-#pragma unroll
-        for (int j = 0; j < 8; j++)
-#pragma unroll
-          for (int e = 0; e < 4; e++) acc[i][j][e] = 0;
-    }
-  }
-  cp_async_wait<0>();
-}
-
-/* The launches of p over `batch` items, within the grid's limits; tpc
- * column tiles a CTA where k is short. */
-template <bool FILTER> static int mm_launch(cuda_dev *d, MmArgs p, int64_t batch, const char *op) {
-  const int64_t zmax = 65535, rmax = (int64_t)65535 * BM;
-  const int64_t m = p.m, steps = (p.w + BKW - 1) / BKW, tiles = (p.n + BN - 1) / BN;
-  p.tpc = steps >= 8 ? 1 : 8 / steps;
-  for (int64_t z0 = 0; z0 < batch; z0 += zmax)
-    for (int64_t i0 = 0; i0 < m; i0 += rmax) {
-      MmArgs q = p;
-      q.a += z0 * p.sa + i0 * p.w;
-      q.pa += z0 * p.spa + i0;
-      q.b += z0 * p.sb;
-      q.pb += z0 * p.spb;
-      q.out += z0 * p.so + i0 * p.ldo;
-      if (FILTER) {
-        q.thr += i0 * p.thr_stride;
-        q.cand_d += i0 * p.cap;
-        q.cand_i += i0 * p.cap;
-        q.count += i0;
-      }
-      q.m = m - i0 < rmax ? m - i0 : rmax;
-      int64_t nz = batch - z0 < zmax ? batch - z0 : zmax;
-      dim3 grid((unsigned)((tiles + p.tpc - 1) / p.tpc), (unsigned)((q.m + BM - 1) / BM),
-                (unsigned)nz);
-      int rc = cuda_launch<binary_mm_tc<FILTER>>(d, grid, MM_THREADS, MM_SMEM, op, q);
-      if (rc) return rc;
-    }
-  return ML_OK;
-}
+/* ---- mm ---- */
 
 static int cuda_binary_mm(const ml_binary_mm_desc *p) {
   cuda_dev *d;
@@ -405,12 +248,13 @@ static int cuda_binary_mm(const ml_binary_mm_desc *p) {
 /* ---- knn ---- */
 
 /* The work block's bytes at most (and the filter's candidates'), the
- * queries a chunk, the candidates a query of the filter at least, and the
- * first chunk of the filtered search at least (and 16 k). */
+ * queries a chunk, the candidates a query a round of the filter at least
+ * (and 8 k), and the first chunk of the filtered search at least (and
+ * 16 k). */
 #define KNN_WORK_BYTES ((int64_t)512 << 20)
 #define KNN_QUERIES 16384
-#define KNN_CAP 2048
-#define KNN_SAMPLE 4096
+#define KNN_CAP 256
+#define KNN_SAMPLE 1024
 
 /* Where a row's candidates come from (knn_row). */
 enum { SRC_TILE, SRC_FILTER };
@@ -423,9 +267,9 @@ struct KnnArgs {
   uint32_t *lk;         /* scratch: mt x 2k pairs, a block's lists */
   int64_t *li;
   int first;            /* the lists hold nothing yet */
-  /* SRC_FILTER: the filter's candidates of row i, or where they
-   * overflowed (count[i] > cap), every reference from base to n - 1
-   * again, its distance computed here */
+  /* SRC_FILTER: the round's candidates of row i, or where they
+   * overflowed (count[i] > cap), every reference of the round (base to
+   * n - 1) again, its distance computed here */
   const uint32_t *cand_d, *cand_i;
   const int *count;
   int64_t cap;
@@ -547,25 +391,18 @@ template <int SRC> static int knn_select(cuda_dev *d, const KnnArgs &a, const ch
   return cuda_launch<binary_knn_block<SRC>>(d, blocks_for(a.mt, 1), BLOCK_G, 0, op, a);
 }
 
-/* A query's candidates for a first chunk of s references: about k (n -
- * s) / s pass the filter on random codes, so thrice that, within the
- * bounds (a query that overflows is recomputed, which is slow but
- * exact). */
-static int64_t knn_cap(int64_t k, int64_t n, int64_t s, int64_t mt) {
-  int64_t cap = 3 * k * (n - s) / s, most = KNN_WORK_BYTES / 8 / mt;
-  cap = cap > KNN_CAP ? cap : KNN_CAP;
-  cap = cap > 8 * k ? cap : 8 * k;
-  return cap < most ? cap : most > 8 * k ? most : 8 * k;
-}
-
-/* A query chunk's search: the first s references through the work block
- * (a tile), which makes every list full (s >= 8 k); then the filter over
- * the rest keeps the pairs below each list's k-th distance (a later
- * reference at that distance loses to the list's, its index being
- * larger), and a merge of each list with its candidates. s is
- * KNN_SAMPLE or 16 k, or nt when the candidates would take more than the
- * work block. Where nt < 8 k, the references go through the work block
- * nt at a time. */
+/* A query chunk's search. The first s references go through the work
+ * block (a tile), which fills every list (s >= 8 k). Then rounds of the
+ * filter: a round over the next c references keeps the pairs below each
+ * list's k-th distance (a later reference at that distance loses to the
+ * list's, its index being larger) and merges each list with its
+ * candidates, which tightens the bounds for the next round. After S
+ * references about k c / S of the next c pass on random codes, so a
+ * round takes c = S cap / (4 k), a quarter of the room (S grows by
+ * 1 + cap / (4 k) a round: 7.4 times for k = 10); a query that
+ * overflows is recomputed over the round's references. s is KNN_SAMPLE
+ * or 16 k; where the candidates or the first chunk do not fit, the
+ * references go through the work block nt at a time. */
 static int cuda_binary_knn(const ml_binary_knn_desc *p) {
   cuda_dev *d;
   int rc = cuda_enter(array_device(p->queries), &d);
@@ -575,11 +412,10 @@ static int cuda_binary_knn(const ml_binary_knn_desc *p) {
   int64_t mt = m < KNN_QUERIES ? m : KNN_QUERIES;
   int64_t nt = KNN_WORK_BYTES / 4 / mt / BN * BN;
   nt = nt < BN ? BN : nt > n ? n : nt;
-  int64_t smp = (16 * k > KNN_SAMPLE ? 16 * k : KNN_SAMPLE) + BN - 1;
-  smp = smp / BN * BN;
-  if (smp > nt || (double)mt * 3 * k * (n - smp) / smp * 8 > KNN_WORK_BYTES) smp = nt;
-  const bool filter = smp < n && 8 * k <= smp;
-  const int64_t cap = filter ? knn_cap(k, n, smp, mt) : 0, step = filter ? smp : nt;
+  int64_t smp = ((16 * k > KNN_SAMPLE ? 16 * k : KNN_SAMPLE) + BN - 1) / BN * BN;
+  const int64_t cap = 8 * k > KNN_CAP ? 8 * k : KNN_CAP;
+  const bool filter = smp < n && smp <= nt && mt * cap * 8 <= KNN_WORK_BYTES;
+  const int64_t step = filter ? smp : nt;
   const uint32_t *q = array_ptr<const uint32_t>(p->queries);
   const uint32_t *r = array_ptr<const uint32_t>(p->refs);
   cuda_scratch pq, pr, work, lk, li, cd, ci, count;
@@ -597,6 +433,13 @@ static int cuda_binary_knn(const ml_binary_knn_desc *p) {
     int64_t mi = m - i0 < mt ? m - i0 : mt;
     uint32_t *dist = array_ptr<uint32_t>(p->dist) + i0 * k;
     int64_t *index = array_ptr<int64_t>(p->index) + i0 * k;
+    KnnArgs a = {};
+    a.mt = mi;
+    a.k = k;
+    a.dist = dist;
+    a.index = index;
+    a.lk = lk.as<uint32_t>();
+    a.li = li.as<int64_t>();
     for (int64_t j0 = 0; !rc && j0 < (filter ? smp : n); j0 += step) {
       int64_t nj = n - j0 < step ? n - j0 : step;
       MmArgs g = {};
@@ -611,46 +454,13 @@ static int cuda_binary_knn(const ml_binary_knn_desc *p) {
       g.ldo = nj;
       g.hamming = 1;
       rc = mm_launch<false>(d, g, 1, op);
-      KnnArgs a = {};
       a.work = work.as<uint32_t>();
-      a.mt = mi;
       a.nt = nj;
-      a.k = k;
       a.base = j0;
-      a.dist = dist;
-      a.index = index;
-      a.lk = lk.as<uint32_t>();
-      a.li = li.as<int64_t>();
       a.first = j0 == 0;
       if (!rc) rc = knn_select<SRC_TILE>(d, a, op);
     }
-    if (rc || !filter) continue;
-    rc = cuda_check(cudaMemsetAsync(count.ptr, 0, (size_t)mi * sizeof(int), d->stream), op);
-    MmArgs g = {};
-    g.a = q + i0 * w;
-    g.b = r + smp * w;
-    g.pa = pq.as<int>() + i0;
-    g.pb = pr.as<int>() + smp;
-    g.m = mi;
-    g.n = n - smp;
-    g.w = w;
-    g.hamming = 1;
-    g.thr = dist + k - 1;
-    g.thr_stride = k;
-    g.base = smp;
-    g.cap = cap;
-    g.cand_d = cd.as<uint32_t>();
-    g.cand_i = ci.as<uint32_t>();
-    g.count = count.as<int>();
-    if (!rc) rc = mm_launch<true>(d, g, 1, op);
-    KnnArgs a = {};
-    a.mt = mi;
-    a.k = k;
-    a.base = smp;
-    a.dist = dist;
-    a.index = index;
-    a.lk = lk.as<uint32_t>();
-    a.li = li.as<int64_t>();
+    a.first = 0;
     a.cand_d = cd.as<uint32_t>();
     a.cand_i = ci.as<uint32_t>();
     a.count = count.as<int>();
@@ -658,8 +468,31 @@ static int cuda_binary_knn(const ml_binary_knn_desc *p) {
     a.q = q + i0 * w;
     a.r = r;
     a.w = w;
-    a.n = n;
-    if (!rc) rc = knn_select<SRC_FILTER>(d, a, op);
+    for (int64_t base = smp; filter && !rc && base < n; base = a.n) {
+      int64_t c = base * cap / (4 * k) / BN * BN;
+      c = c < BN ? BN : c > n - base ? n - base : c;
+      rc = cuda_check(cudaMemsetAsync(count.ptr, 0, (size_t)mi * sizeof(int), d->stream), op);
+      MmArgs g = {};
+      g.a = q + i0 * w;
+      g.b = r + base * w;
+      g.pa = pq.as<int>() + i0;
+      g.pb = pr.as<int>() + base;
+      g.m = mi;
+      g.n = c;
+      g.w = w;
+      g.hamming = 1;
+      g.thr = dist + k - 1;
+      g.thr_stride = k;
+      g.base = base;
+      g.cap = cap;
+      g.cand_d = cd.as<uint32_t>();
+      g.cand_i = ci.as<uint32_t>();
+      g.count = count.as<int>();
+      if (!rc) rc = w == 8 ? knn_stream(d, g, op) : mm_launch<true>(d, g, 1, op);
+      a.base = base;
+      a.n = base + c;
+      if (!rc) rc = knn_select<SRC_FILTER>(d, a, op);
+    }
   }
   return rc;
 }
@@ -673,12 +506,12 @@ static int cuda_binary_knn(const ml_binary_knn_desc *p) {
  * a warp, PEAK_ITERS rounds; the sum is stored where it cannot be equal,
  * so the work stays. */
 __global__ void __launch_bounds__(256) binary_peak_kernel(int *sink) {
-  uint32_t x = threadIdx.x * 0x9E3779B9u + blockIdx.x;
+  const uint32_t x = threadIdx.x * 0x9E3779B9u + blockIdx.x;
+  const uint32_t a[4] = {x, x ^ 1u, x + 3u, x * 5u};
   int c[PEAK_CHAINS][4] = {};
   for (int i = 0; i < PEAK_ITERS; i++)
 #pragma unroll
-    for (int j = 0; j < PEAK_CHAINS; j++)
-      mma_and_popc(c[j], x, x ^ 1u, x + 3u, x * 5u, x ^ (uint32_t)j, x + 7u);
+    for (int j = 0; j < PEAK_CHAINS; j++) mma_and_popc(c[j], a, x ^ (uint32_t)j, x + 7u);
   int s = 0;
 #pragma unroll
   for (int j = 0; j < PEAK_CHAINS; j++) s += c[j][0] + c[j][1] + c[j][2] + c[j][3];

@@ -80,47 +80,46 @@ describe("cuda binary.mm and hamming", function()
   end)
 end)
 
+-- ml.knn of the codes q and r (±1 on the CPU, packed here) on both
+-- devices, for each k of ks.
+local function knn_both(q, r, ks)
+  local pq, pr = ml.binary.pack(q), ml.binary.pack(r)
+  local gq, gr = pq:to(GPU), pr:to(GPU)
+  for _, k in ipairs(ks) do
+    local cd, ci = ml.knn(pq, pr, k, {metric = "hamming"})
+    local gd, gi = ml.knn(gq, gr, k, {metric = "hamming"})
+    equal(cd, gd, "k = " .. k .. " dist")
+    equal(ci, gi, "k = " .. k .. " index")
+  end
+end
+
 describe("cuda knn hamming", function()
   it("equals the CPU's, ties to the lower index, for short and long lists", function()
     ml.seed(15)
-    local q, r = pm1({37, 20}), pm1({3001, 20}) -- 20 bits: many ties
-    local pq, pr = ml.binary.pack(q), ml.binary.pack(r)
-    local gq, gr = pq:to(GPU), pr:to(GPU)
-    for _, k in ipairs({1, 10, 32, 256, 257, 700, 3001}) do
-      local cd, ci = ml.knn(pq, pr, k, {metric = "hamming"})
-      local gd, gi = ml.knn(gq, gr, k, {metric = "hamming"})
-      equal(cd, gd, "k = " .. k .. " dist")
-      equal(ci, gi, "k = " .. k .. " index")
-    end
+    knn_both(pm1({37, 20}), pm1({3001, 20}), {1, 10, 32, 256, 257, 700, 3001}) -- 20 bits: many ties
   end)
 
   it("filters past the first chunk, and tiles every chunk for large k", function()
     ml.seed(16)
-    -- 2048 queries: a first chunk of 4096 references (16 k for k = 300),
-    -- then the filter; tiles of 65536 for k > 8192 (kernels/binary.cu)
-    local q, r = pm1({2048, 64}), pm1({70001, 64})
-    local pq, pr = ml.binary.pack(q), ml.binary.pack(r)
-    for _, k in ipairs({10, 300, 9000}) do
-      local cd, ci = ml.knn(pq, pr, k, {metric = "hamming"})
-      local gd, gi = ml.knn(pq:to(GPU), pr:to(GPU), k, {metric = "hamming"})
-      equal(cd, gd, "k = " .. k .. " dist")
-      equal(ci, gi, "k = " .. k .. " index")
-    end
+    -- 2048 queries: a first chunk of 1024 references (4864, 16 k rounded
+    -- up to the tile, for k = 300), then rounds of the filter (3 for
+    -- k = 10); tiles of 65536 for k > 8192 (kernels/binary.cu)
+    knn_both(pm1({2048, 64}), pm1({70001, 64}), {10, 300, 9000})
+  end)
+
+  it("filters codes longer than 256 bits through the tiled kernel", function()
+    ml.seed(18)
+    -- 300-bit codes (two 256-bit planes): the filter's tiled path; 256
+    -- bits and fewer stream (kernels/binary_stream.cuh)
+    knn_both(pm1({700, 300}), pm1({30001, 300}), {1, 10})
   end)
 
   it("recomputes the queries whose candidates overflow", function()
     ml.seed(17)
-    -- one code for every query, and 4096 copies of it after the first
-    -- chunk: for k = 10, more references nearer than the first chunk's
-    -- k-th than a query's candidates hold (2048)
+    -- one code for every query, and 4096 copies of it in the last round
+    -- of the filter: more references nearer than the list's k-th than a
+    -- query's candidates a round hold (256 for k = 10, 2400 for k = 300)
     local q = ml.ones(2048, 1, {dtype = "float32", device = "cpu"}) * pm1({1, 64})
-    local r = ml.cat({pm1({65536, 64}), q, q}, 1)
-    local pq, pr = ml.binary.pack(q), ml.binary.pack(r)
-    for _, k in ipairs({10, 300}) do
-      local cd, ci = ml.knn(pq, pr, k, {metric = "hamming"})
-      local gd, gi = ml.knn(pq:to(GPU), pr:to(GPU), k, {metric = "hamming"})
-      equal(cd, gd, "k = " .. k .. " dist")
-      equal(ci, gi, "k = " .. k .. " index")
-    end
+    knn_both(q, ml.cat({pm1({65536, 64}), q, q}, 1), {10, 300})
   end)
 end)
