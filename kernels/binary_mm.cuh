@@ -35,6 +35,7 @@
 #include <climits>
 
 #include "launch.cuh"
+#include "stream.cuh"
 
 #define BM 128
 #define BN 256
@@ -47,10 +48,7 @@
 #define MM_THREADS (BM / WM * BN / WN * 32)
 /* a stage: A's two planes, B's two planes, B's popcounts */
 #define STAGE_WORDS ((BM + BN) * BKW + BN)
-/* the filter's queue of a CTA's pairs: a pair's column, distance and row */
-#define QCAP 1024
-#define MM_SMEM \
-  (((size_t)STAGES * STAGE_WORDS + 2 * BM + 2 * QCAP + 1) * sizeof(uint32_t) + QCAP * 2)
+#define MM_SMEM (((size_t)STAGES * STAGE_WORDS + 2 * BM) * sizeof(uint32_t))
 
 /* One launch of the product: batch item z of a at a + z sa, and so on.
  * The grid is row tiles (x) by groups of tpc consecutive column tiles
@@ -75,21 +73,6 @@ struct MmArgs {
 
 __device__ __forceinline__ unsigned smem_addr(const void *p) {
   return (unsigned)__cvta_generic_to_shared(p);
-}
-
-/* dst: a shared address */
-__device__ __forceinline__ void cp_async16(unsigned dst, const uint32_t *src) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src));
-}
-
-__device__ __forceinline__ void cp_async4(unsigned dst, const int *src) {
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(dst), "l"(src));
-}
-
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
-
-template <int N> __device__ __forceinline__ void cp_async_wait() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
 }
 
 /* Four 8 x 16-byte matrices from shared memory (at shared address a),
@@ -221,47 +204,28 @@ __device__ __forceinline__ void mm_plane(int (&acc)[MI][NJ][4], const MmFrags &f
       mma_and_popc<FIRST>(acc[i][j], fa[i], fb[j / 2][(j % 2) * 2], fb[j / 2][(j % 2) * 2 + 1]);
 }
 
-/* Where the filter's pairs go: the CTA's queue in shared memory (qn
- * pairs, a pair's row r0 + qrow), then the rows' candidates in global
- * memory (MmArgs' fields, by value for a call). The queue spares the
- * tile loop the global atomic's round trip, which every warp met about
- * once a tile and which held the CTA's barrier: the kNN's filter spent
- * 3.6 cycles of 9 at that barrier. */
+/* Where the filter's pairs go: the rows' candidates (MmArgs' fields, by
+ * value for a call; rows counted from r0). */
 struct FilterSink {
-  int *qn;
-  uint32_t *qcol, *qdist;
-  unsigned short *qrow;
   int *count;
   uint32_t *cand_d, *cand_i;
   int64_t cap, base, n, r0;
 };
 
-__device__ __forceinline__ void filter_append(const FilterSink &f, int64_t row, uint32_t col,
-                                              uint32_t dist) {
-  int pos = atomicAdd(f.count + row, 1);
-  if (pos < f.cap) {
-    f.cand_d[row * f.cap + pos] = dist;
-    f.cand_i[row * f.cap + pos] = col;
-  }
-}
-
 /* The filter's rare path, out of line: local row lr's 2 NJ values e =
  * pb - 2 acc (column col0 + 8 (v / 2) + v % 2 for e[v]); those below
- * bound = th - pa (and within n) go to the queue with their distance pa
- * + e, or to the candidates when the queue is full or there is none. */
+ * bound = th - pa (and within n) are appended to the row's candidates
+ * with their distance pa + e. */
 __device__ __noinline__ void mm_filter_row(FilterSink f, int lr, int64_t col0, int bound, int ra,
                                            const int *e) {
+  const int64_t row = f.r0 + lr;
   for (int v = 0; v < 2 * NJ; v++) {
     const int64_t col = col0 + v / 2 * 8 + v % 2;
     if (col < f.n && e[v] < bound) {
-      const uint32_t c = (uint32_t)(f.base + col), dist = (uint32_t)(ra + e[v]);
-      int pos = f.qn ? atomicAdd(f.qn, 1) : QCAP;
-      if (pos < QCAP) {
-        f.qcol[pos] = c;
-        f.qdist[pos] = dist;
-        f.qrow[pos] = (unsigned short)lr;
-      } else {
-        filter_append(f, f.r0 + lr, c, dist);
+      int pos = atomicAdd(f.count + row, 1);
+      if (pos < f.cap) {
+        f.cand_d[row * f.cap + pos] = (uint32_t)(ra + e[v]);
+        f.cand_i[row * f.cap + pos] = (uint32_t)(f.base + col);
       }
     }
   }
@@ -374,16 +338,7 @@ template <bool FILTER> __global__ void __launch_bounds__(MM_THREADS, 1) binary_m
   extern __shared__ __align__(16) uint32_t mm_smem[];
   uint32_t *smem = mm_smem;
   int *rows = (int *)(smem + STAGES * STAGE_WORDS); /* popcounts, then th - popcount */
-  const FilterSink sink = {rows + 2 * BM,
-                           (uint32_t *)rows + 2 * BM + 1,
-                           (uint32_t *)rows + 2 * BM + 1 + QCAP,
-                           (unsigned short *)(rows + 2 * BM + 1 + 2 * QCAP),
-                           p.count,
-                           p.cand_d,
-                           p.cand_i,
-                           p.cap,
-                           p.base,
-                           p.n,
+  const FilterSink sink = {p.count, p.cand_d, p.cand_i, p.cap, p.base, p.n,
                            (int64_t)blockIdx.x * BM};
   const int64_t z = blockIdx.z;
   const uint32_t *a = p.a + z * p.sa, *b = p.b + z * p.sb;
@@ -394,7 +349,6 @@ template <bool FILTER> __global__ void __launch_bounds__(MM_THREADS, 1) binary_m
   const int wr = warp / (BN / WN) * WM, wc = warp % (BN / WN) * WN; /* the warp's block */
   const int iters = min(p.tiles - tile0, p.tpc) * p.steps;
   const bool odd = (p.w & (BKW - 1)) != 0; /* the last stage's second plane is padding */
-  if (FILTER && threadIdx.x == 0) *sink.qn = 0;
   if (threadIdx.x < BM && r0 + threadIdx.x < p.m) {
     const int ra = p.pa[z * p.spa + r0 + threadIdx.x];
     rows[threadIdx.x] = ra;
@@ -450,12 +404,6 @@ template <bool FILTER> __global__ void __launch_bounds__(MM_THREADS, 1) binary_m
     slot = slot == STAGES - 1 ? 0 : slot + 1;
   }
   cp_async_wait<0>();
-  if (FILTER) {
-    __syncthreads();
-    const int nq = min(*sink.qn, QCAP);
-    for (int e = threadIdx.x; e < nq; e += MM_THREADS)
-      filter_append(sink, r0 + sink.qrow[e], sink.qcol[e], sink.qdist[e]);
-  }
 }
 
 /* The launches of p over `batch` items, within the grid's limits (the

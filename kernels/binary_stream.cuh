@@ -67,8 +67,7 @@ __global__ void __launch_bounds__(KS_WARPS * 32, 2) binary_knn_stream(MmArgs p, 
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
   const int64_t r0 = (int64_t)blockIdx.x * KS_ROWS + warp * 64;
   if (r0 >= p.m) return;
-  const FilterSink sink = {nullptr, nullptr, nullptr, nullptr, p.count, p.cand_d,
-                           p.cand_i, p.cap, p.base, p.n, r0};
+  const FilterSink sink = {p.count, p.cand_d, p.cand_i, p.cap, p.base, p.n, r0};
   uint32_t fa[MI][4];
   int bound[MI][2];
 #pragma unroll

@@ -1,5 +1,6 @@
 /* What the kernels that stream their input through shared memory share
- * (filter_line.cu, filter_strip.cu, scan_lookback.cu): copies from global
+ * (filter_line.cu, filter_strip.cu, scan_lookback.cu, binary_mm.cuh):
+ * copies from global
  * to shared memory that do not wait (cp.async, sm_80 on), so that a
  * block's next stretch of input is on its way while it computes on the
  * last, and how many of their blocks an SM holds at once, which sizes
@@ -9,16 +10,24 @@
 
 #include "device.cuh"
 
-/* 16 bytes (both addresses 16-byte aligned), through L2 only. */
+/* 16 bytes (both addresses 16-byte aligned), through L2 only, to the
+ * shared address dst (a kernel that keeps its shared addresses in
+ * registers: binary_mm.cuh) or to a pointer. */
+static __device__ __forceinline__ void cp_async16(unsigned dst, const void *src) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src));
+}
+
 static __device__ __forceinline__ void cp_async16(void *dst, const void *src) {
-  const unsigned s = (unsigned)__cvta_generic_to_shared(dst);
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(src));
+  cp_async16((unsigned)__cvta_generic_to_shared(dst), src);
 }
 
 /* 4 bytes. */
+static __device__ __forceinline__ void cp_async4(unsigned dst, const void *src) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(dst), "l"(src));
+}
+
 static __device__ __forceinline__ void cp_async4(void *dst, const void *src) {
-  const unsigned s = (unsigned)__cvta_generic_to_shared(dst);
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(s), "l"(src));
+  cp_async4((unsigned)__cvta_generic_to_shared(dst), src);
 }
 
 /* Closes the group of the copies this thread has issued since the last. */
