@@ -610,10 +610,27 @@ __device__ __forceinline__ void bounded_insert(T (&best)[KB], T &th, int k, T x)
   }
 }
 
-/* The fast keys of chunk c0 of the row into v (references past n: +inf). */
+/* The norms of the references of chunk c0 a lane meets, read V at a
+ * time where V > 1 (zero where there are none). */
 template <class T, int V>
-__device__ __forceinline__ void bounded_chunk(const BoundedArgs<T> &a, const T *row, T qa,
-                                              int64_t c0, int lane, Vec<T, V> (&v)[BCH]) {
+__device__ __forceinline__ void bounded_norms(const BoundedArgs<T> &a, int64_t c0, int lane,
+                                              Vec<T, V> (&r)[BCH]) {
+#pragma unroll
+  for (int q = 0; q < BCH; q++) {
+    const int64_t j = c0 + ((int64_t)q * 32 + lane) * V;
+    if (V > 1 && a.raux && j < a.n) {
+      r[q] = *reinterpret_cast<const Vec<T, V> *>(a.raux + j);
+    } else {
+#pragma unroll
+      for (int e = 0; e < V; e++) r[q].v[e] = a.raux && j + e < a.n ? a.raux[j + e] : T(0);
+    }
+  }
+}
+
+/* The values of chunk c0 of the row that a lane meets into v. */
+template <class T, int V>
+__device__ __forceinline__ void bounded_load(const BoundedArgs<T> &a, const T *row, int64_t c0,
+                                             int lane, Vec<T, V> (&v)[BCH]) {
 #pragma unroll
   for (int q = 0; q < BCH; q++) {
     const int64_t j = c0 + ((int64_t)q * 32 + lane) * V;
@@ -624,13 +641,20 @@ __device__ __forceinline__ void bounded_chunk(const BoundedArgs<T> &a, const T *
       for (int e = 0; e < V; e++) v[q].v[e] = j + e < a.n ? row[j + e] : T(0);
     }
   }
+}
+
+/* The values v of chunk c0 turned into fast keys (references past n:
+ * +inf), r the chunk's norms. */
+template <class T, int V>
+__device__ __forceinline__ void bounded_keys(const BoundedArgs<T> &a, T qa, int64_t c0,
+                                             int lane, const Vec<T, V> (&r)[BCH],
+                                             Vec<T, V> (&v)[BCH]) {
 #pragma unroll
   for (int q = 0; q < BCH; q++) {
     const int64_t j = c0 + ((int64_t)q * 32 + lane) * V;
 #pragma unroll
     for (int e = 0; e < V; e++)
-      v[q].v[e] = j + e < a.n ? fast_key<T>(a.metric, v[q].v[e], qa, a.raux ? a.raux[j + e] : T(0))
-                              : (T)INFINITY;
+      v[q].v[e] = j + e < a.n ? fast_key<T>(a.metric, v[q].v[e], qa, r[q].v[e]) : (T)INFINITY;
   }
 }
 
@@ -640,6 +664,10 @@ template <class T, int V, int KB>
 __global__ void __launch_bounds__(SEL_WARPS * 32) knn_bounded_rows(BoundedArgs<T> a) {
   constexpr int64_t CH = 32 * V * BCH;
   const int lane = threadIdx.x & 31;
+  /* rows of one chunk: the norms are every row's, read once a warp */
+  const bool one = a.n <= CH;
+  Vec<T, V> r[BCH];
+  if (one) bounded_norms<T, V>(a, 0, lane, r);
   for (int64_t i = (int64_t)blockIdx.x * SEL_WARPS + (threadIdx.x >> 5); i < a.mt;
        i += (int64_t)gridDim.x * SEL_WARPS) {
     const T *row = a.work + i * a.n;
@@ -651,7 +679,9 @@ __global__ void __launch_bounds__(SEL_WARPS * 32) knn_bounded_rows(BoundedArgs<T
     Vec<T, V> v[BCH];
 #pragma unroll 1
     for (int64_t c0 = 0; c0 < a.n; c0 += CH) {
-      bounded_chunk<T, V>(a, row, qa, c0, lane, v);
+      if (!one) bounded_norms<T, V>(a, c0, lane, r);
+      bounded_load<T, V>(a, row, c0, lane, v);
+      bounded_keys<T, V>(a, qa, c0, lane, r, v);
 #pragma unroll
       for (int q = 0; q < BCH; q++) {
         const int64_t j = c0 + ((int64_t)q * 32 + lane) * V;
@@ -678,16 +708,27 @@ __global__ void __launch_bounds__(SEL_WARPS * 32) knn_bounded_rows(BoundedArgs<T
     int64_t cnt = 0;
 #pragma unroll 1
     for (int64_t c0 = 0; c0 < a.n; c0 += CH) {
-      if (a.n > CH) bounded_chunk<T, V>(a, row, qa, c0, lane, v);
+      if (!one) {
+        bounded_norms<T, V>(a, c0, lane, r);
+        bounded_load<T, V>(a, row, c0, lane, v);
+        bounded_keys<T, V>(a, qa, c0, lane, r, v);
+      }
 #pragma unroll
       for (int q = 0; q < BCH; q++) {
         const int64_t j = c0 + ((int64_t)q * 32 + lane) * V;
+        bool keep[V], any = false;
 #pragma unroll
         for (int e = 0; e < V; e++) {
-          const bool keep = j + e < a.n && !(v[q].v[e] > lim) && j + e + 1 != self;
-          const unsigned mask = __ballot_sync(FULL, keep);
+          keep[e] = j + e < a.n && !(v[q].v[e] > lim) && j + e + 1 != self;
+          any |= keep[e];
+        }
+        /* most of a row is far above the limit: one vote for V keys */
+        if (!__any_sync(FULL, any)) continue;
+#pragma unroll
+        for (int e = 0; e < V; e++) {
+          const unsigned mask = __ballot_sync(FULL, keep[e]);
           const int64_t at = cnt + __popc(mask & ((1u << lane) - 1));
-          if (keep && at < a.c) {
+          if (keep[e] && at < a.c) {
             a.keys[i * a.c + at] = v[q].v[e];
             a.index[i * a.c + at] = j + e + 1;
           }
@@ -700,6 +741,13 @@ __global__ void __launch_bounds__(SEL_WARPS * 32) knn_bounded_rows(BoundedArgs<T
       a.limit[i] = lim;
     }
   }
+}
+
+/* Eight blocks an SM at most: warps go through several rows, so that the
+ * norms are read once a warp. */
+template <class T, int V, int KB> static int bounded_launch(cuda_dev *d, const BoundedArgs<T> &a) {
+  constexpr auto K = knn_bounded_rows<T, V, KB>;
+  return cuda_launch<K>(d, grid_for(a.mt, SEL_WARPS, d, 8), SEL_WARPS * 32, 0, "knn", a);
 }
 
 template <class T> static int bounded_typed(cuda_dev *d, const ml_knn_bounded *b) {
@@ -725,13 +773,10 @@ template <class T> static int bounded_typed(cuda_dev *d, const ml_knn_bounded *b
   int rc = cuda_gemm(&g);
   if (rc) return rc;
   constexpr int V = 16 / sizeof(T);
-  unsigned grid = blocks_for(a.mt, SEL_WARPS);
-  bool vec = a.n % V == 0 && (uintptr_t)a.work % 16 == 0;
+  bool vec = a.n % V == 0 && (uintptr_t)a.work % 16 == 0 && (uintptr_t)a.raux % 16 == 0;
   if (a.k == 1)
-    return vec ? cuda_launch<knn_bounded_rows<T, V, 1>>(d, grid, SEL_WARPS * 32, 0, "knn", a)
-               : cuda_launch<knn_bounded_rows<T, 1, 1>>(d, grid, SEL_WARPS * 32, 0, "knn", a);
-  return vec ? cuda_launch<knn_bounded_rows<T, V, BK>>(d, grid, SEL_WARPS * 32, 0, "knn", a)
-             : cuda_launch<knn_bounded_rows<T, 1, BK>>(d, grid, SEL_WARPS * 32, 0, "knn", a);
+    return vec ? bounded_launch<T, V, 1>(d, a) : bounded_launch<T, 1, 1>(d, a);
+  return vec ? bounded_launch<T, V, BK>(d, a) : bounded_launch<T, 1, BK>(d, a);
 }
 
 static int knn_bounded(const ml_knn_bounded *b) {
