@@ -26,12 +26,15 @@
  * best and checks the error bound; short filtered lists go through
  * knn_refine_short's warp minima instead.
  *
- * bounded: below. */
+ * bounded: below, and for k = 1 on tensor cores knn_nearest_tc.cu. */
 #include <math.h>
+
+#include <type_traits>
 
 #include "launch.cuh"
 #include "map.cuh"
 #include "scratch.cuh"
+#include "knn_bounded.cuh"
 #include "select.cuh"
 
 /* The threshold's value for the float test: NaN (everything passes)
@@ -578,17 +581,6 @@ static int knn_refine(const ml_knn_refine *r) {
  * chunk (up to 1024 float32 references) is read once: its keys stay in
  * registers for the second sweep. */
 
-template <class T> struct BoundedArgs {
-  ml_knn_metric metric;
-  int64_t mt, n, c;
-  int k;
-  const T *work, *qaux, *raux;
-  const int64_t *self;
-  const double *bound;
-  T *limit, *keys;
-  int64_t *index, *count;
-};
-
 #define BK ML_KNN_BOUNDED_MAX_K
 #define BCH 8
 
@@ -703,8 +695,7 @@ __global__ void __launch_bounds__(SEL_WARPS * 32) knn_bounded_rows(BoundedArgs<T
         best[KB - 1] = (T)INFINITY;
       }
     }
-    const double md = m, b2 = 2 * a.bound[i];
-    const T lim = (T)(md + b2 + (fabs(md) + b2) * 0x1p-20);
+    const T lim = bounded_limit<T>(m, a.bound[i]);
     int64_t cnt = 0;
 #pragma unroll 1
     for (int64_t c0 = 0; c0 < a.n; c0 += CH) {
@@ -766,10 +757,15 @@ template <class T> static int bounded_typed(cuda_dev *d, const ml_knn_bounded *b
   a.keys = array_ptr<T>(b->keys);
   a.index = array_ptr<int64_t>(b->index);
   a.count = array_ptr<int64_t>(b->count);
-  int64_t dd = b->queries->shape[1];
-  ml_gemm g = {b->queries->dtype, ml_array_device(b->queries), 0, 1, a.mt, a.n, dd, 1,
-               array_ptr<const T>(b->queries), dd, 0, array_ptr<const T>(b->refs), dd, 0,
-               (void *)a.work, a.n, 0, b->tf32};
+  a.d = b->queries->shape[1];
+  a.q = array_ptr<const T>(b->queries);
+  a.refs = array_ptr<const T>(b->refs);
+  if constexpr (std::is_same<T, float>::value)
+    if (b->tf32 && a.k == 1 && a.d <= NEAREST_TC_MAX_D && a.mt >= NEAREST_TC_MIN_ROWS &&
+        a.n <= NEAREST_TC_MAX_N)
+      return knn_nearest_tc(d, a);
+  ml_gemm g = {b->queries->dtype, ml_array_device(b->queries), 0, 1, a.mt, a.n, a.d, 1,
+               a.q, a.d, 0, a.refs, a.d, 0, (void *)a.work, a.n, 0, b->tf32};
   int rc = cuda_gemm(&g);
   if (rc) return rc;
   constexpr int V = 16 / sizeof(T);

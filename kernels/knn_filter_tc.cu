@@ -79,16 +79,6 @@ __device__ __forceinline__ Frag tc_frag(const float *s, int r, int ks, int t) {
               {__float_as_uint(v.z), __float_as_uint(v.w)}};
 }
 
-/* acc += a b for one 16 x 8 x 8 tile; a0 and a1 are rows g and g + 8. */
-__device__ __forceinline__ void tc_mma(float *acc, const uint32_t *a0, const uint32_t *a1,
-                                       const uint32_t *b) {
-  asm volatile(
-      "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
-      "{%8,%9}, {%0,%1,%2,%3};"
-      : "+f"(acc[0]), "+f"(acc[1]), "+f"(acc[2]), "+f"(acc[3])
-      : "r"(a0[0]), "r"(a1[0]), "r"(a0[1]), "r"(a1[1]), "r"(b[0]), "r"(b[1]));
-}
-
 /* The split product of one tile: hi hi', then the two cross terms. */
 __device__ __forceinline__ void tc_mma3(float *acc, const Frag &a0, const Frag &a1, const Frag &b) {
   tc_mma(acc, a0.lo, a1.lo, b.hi);

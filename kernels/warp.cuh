@@ -1,5 +1,5 @@
-/* Warp-wide constants and the synchronization of a group of threads, a
- * warp or a whole block. */
+/* Warp-wide constants, the synchronization of a group of threads, a warp
+ * or a whole block, and the warp's TF32 product on the tensor cores. */
 #ifndef ML_CUDA_WARP_CUH
 #define ML_CUDA_WARP_CUH
 
@@ -13,6 +13,20 @@ template <int G> __device__ __forceinline__ void group_sync() {
     __syncwarp();
   else
     __syncthreads();
+}
+
+/* acc += a b for one 16 x 8 x 8 TF32 tile (mma.sync; sm_80 on): lane
+ * l = 4 g + t holds a0 = a's row g, a1 = its row g + 8, at k = t and
+ * t + 4; b = b's column g at k = t and t + 4; acc = rows g and g + 8,
+ * columns 2 t and 2 t + 1. Float bits are TF32 with the low 13 bits of
+ * the mantissa ignored. */
+__device__ __forceinline__ void tc_mma(float *acc, const uint32_t *a0, const uint32_t *a1,
+                                       const uint32_t *b) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
+      "{%8,%9}, {%0,%1,%2,%3};"
+      : "+f"(acc[0]), "+f"(acc[1]), "+f"(acc[2]), "+f"(acc[3])
+      : "r"(a0[0]), "r"(a1[0]), "r"(a0[1]), "r"(a1[1]), "r"(b[0]), "r"(b[1]));
 }
 
 #endif

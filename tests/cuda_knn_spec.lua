@@ -101,6 +101,50 @@ describe("cuda knn", function()
     end
   end)
 
+  it("finds the nearest reference of thousands of queries on tensor cores", function()
+    -- k = 1 in float32 with 4096 queries or more and d <= 128 takes
+    -- knn_nearest_tc.cu (the bounded pass without the work block): every
+    -- metric, references past one tile of 128 and not a multiple of it,
+    -- d not a multiple of 4 (4-byte copies) or past one stage of 32, a
+    -- last block of queries cut short, views, the query itself left out
+    local m = 4099
+    for _, case in ipairs({{1, 1}, {7, 3}, {129, 31}, {300, 100}, {613, 127}, {1031, 128},
+                           {64, 64}}) do
+      local n, d = case[1], case[2]
+      local q, r = input({m, d}, "float32"), input({n, d}, "float32")
+      for _, metric in ipairs(metrics) do
+        agree(q, r, 1, {metric = metric, method = "bounded"}, "nearest " .. metric)
+      end
+    end
+    local wide = input({m, 130}, "float32")
+    agree(wide:narrow(2, 2, 128), input({257, 128}, "float32"), 1, {method = "bounded"},
+          "nearest of a view")
+    local x = input({m, 20}, "float32")
+    agree(x, x, 1, {exclude_self = true, method = "bounded"}, "nearest exclude_self")
+    agree(x, x, 1, {exclude_self = true, metric = "ip", method = "bounded"},
+          "nearest exclude_self ip")
+    -- near-ties everywhere: the lists overflow or fail the test and the
+    -- queries go round again in float32
+    ml.seed(37)
+    local qc = ml.randint(-20, 21, {m, 8}, {device = "cpu"}):astype("float32") * 2 ^ -10 + 1e4
+    local rc = ml.randint(-20, 21, {700, 8}, {device = "cpu"}):astype("float32") * 2 ^ -10 + 1e4
+    for _, metric in ipairs(metrics) do
+      agree(qc, rc, 1, {metric = metric, method = "bounded"}, "nearest cancelling " .. metric)
+    end
+    local base = input({5, 3}, "float32"):round()
+    local dup = ml.cat({base, base, base, base, base, base, base, base}, 1)
+    agree(input({m, 3}, "float32"):round(), dup, 1, {method = "bounded"}, "nearest ties")
+    local qn = input({m, 4}, "float32")
+    qn[{{1, 3}, {}}]:fill(0 / 0)
+    qn[{{7, 9}, {2}}]:fill(math.huge)
+    local rn = input({300, 4}, "float32")
+    rn[{{5}, {}}]:fill(0 / 0)
+    rn[{{9}, {1}}]:fill(-math.huge)
+    for _, metric in ipairs(metrics) do
+      agree(qn, rn, 1, {metric = metric, method = "bounded"}, "nearest nan and inf " .. metric)
+    end
+  end)
+
   it("retries where the fast keys cancel, tie and meet NaN and inf", function()
     local cases = {float32 = {1e4, 2 ^ -10}, float64 = {1e8, 2 ^ -26}}
     for _, dt in ipairs(floats) do
