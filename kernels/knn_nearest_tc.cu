@@ -58,19 +58,6 @@ static size_t nearest_smem(int64_t d) {
   return sizeof(NearestRows) + (2 * NT_REFS * NT_BS + NT_ROWS * nearest_stride(d)) * sizeof(float);
 }
 
-/* 16 (or 4) bytes from src to shared dst by cp.async, zeros when !ok. */
-__device__ __forceinline__ void stage_copy16(float *dst, const float *src, bool ok) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(
-                   (unsigned)__cvta_generic_to_shared(dst)),
-               "l"(src), "r"(ok ? 16 : 0));
-}
-
-__device__ __forceinline__ void stage_copy4(float *dst, const float *src, bool ok) {
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(
-                   (unsigned)__cvta_generic_to_shared(dst)),
-               "l"(src), "r"(ok ? 4 : 0));
-}
-
 /* The stage of references j0 .. j0 + NT_REFS - 1, coordinates k0 ..
  * k0 + NT_KC - 1, into bs: VEC, 16 bytes a copy (d a multiple of 4, rows
  * 16-byte aligned). A thread copies the same coordinates of rows
@@ -87,9 +74,9 @@ __device__ __forceinline__ void stage_load(const BoundedArgs<float> &a, float *b
   for (int e = 0; e < NT_REFS / STEP; e++) {
     const bool ok = k_in && j0 + r + STEP * e < a.n;
     if (VEC)
-      stage_copy16(dst + STEP * NT_BS * e, ok ? src : a.refs, ok);
+      cp_async16_or_zero(dst + STEP * NT_BS * e, ok ? src : a.refs, ok);
     else
-      stage_copy4(dst + STEP * NT_BS * e, ok ? src : a.refs, ok);
+      cp_async4_or_zero(dst + STEP * NT_BS * e, ok ? src : a.refs, ok);
     src += STEP * a.d;
   }
 }

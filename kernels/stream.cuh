@@ -1,10 +1,9 @@
 /* What the kernels that stream their input through shared memory share
- * (filter_line.cu, filter_strip.cu, scan_lookback.cu, binary_mm.cuh):
- * copies from global
- * to shared memory that do not wait (cp.async, sm_80 on), so that a
- * block's next stretch of input is on its way while it computes on the
- * last, and how many of their blocks an SM holds at once, which sizes
- * their grids. */
+ * (filter_line.cu, filter_strip.cu, scan_lookback.cu, binary_mm.cuh,
+ * knn_nearest_tc.cu): copies from global to shared memory that do not
+ * wait (cp.async, sm_80 on), so that a block's next stretch of input is
+ * on its way while it computes on the last, and how many of their blocks
+ * an SM holds at once, which sizes their grids. */
 #ifndef ML_CUDA_STREAM_CUH
 #define ML_CUDA_STREAM_CUH
 
@@ -28,6 +27,19 @@ static __device__ __forceinline__ void cp_async4(unsigned dst, const void *src) 
 
 static __device__ __forceinline__ void cp_async4(void *dst, const void *src) {
   cp_async4((unsigned)__cvta_generic_to_shared(dst), src);
+}
+
+/* The same to a pointer, or zeros when !ok (src is then not read). */
+static __device__ __forceinline__ void cp_async16_or_zero(void *dst, const void *src, bool ok) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(
+                   (unsigned)__cvta_generic_to_shared(dst)),
+               "l"(src), "r"(ok ? 16 : 0));
+}
+
+static __device__ __forceinline__ void cp_async4_or_zero(void *dst, const void *src, bool ok) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(
+                   (unsigned)__cvta_generic_to_shared(dst)),
+               "l"(src), "r"(ok ? 4 : 0));
 }
 
 /* Closes the group of the copies this thread has issued since the last. */
