@@ -748,7 +748,7 @@ template <class T> static int bounded_typed(cuda_dev *d, const ml_knn_bounded *b
   a.n = b->refs->shape[0];
   a.c = b->keys->shape[1];
   a.k = (int)b->k;
-  a.work = array_ptr<const T>(b->work);
+  a.work = b->work ? array_ptr<const T>(b->work) : nullptr;
   a.qaux = b->qaux ? array_ptr<const T>(b->qaux) : nullptr;
   a.raux = b->raux ? array_ptr<const T>(b->raux) : nullptr;
   a.self = b->self ? array_ptr<const int64_t>(b->self) : nullptr;
@@ -761,9 +761,7 @@ template <class T> static int bounded_typed(cuda_dev *d, const ml_knn_bounded *b
   a.q = array_ptr<const T>(b->queries);
   a.refs = array_ptr<const T>(b->refs);
   if constexpr (std::is_same<T, float>::value)
-    if (b->tf32 && a.k == 1 && a.d <= NEAREST_TC_MAX_D && a.mt >= NEAREST_TC_MIN_ROWS &&
-        a.n <= NEAREST_TC_MAX_N)
-      return knn_nearest_tc(d, a);
+    if (!b->work) return knn_nearest_tc(d, a);
   ml_gemm g = {b->queries->dtype, ml_array_device(b->queries), 0, 1, a.mt, a.n, a.d, 1,
                a.q, a.d, 0, a.refs, a.d, 0, (void *)a.work, a.n, 0, b->tf32};
   int rc = cuda_gemm(&g);
@@ -775,6 +773,13 @@ template <class T> static int bounded_typed(cuda_dev *d, const ml_knn_bounded *b
   return vec ? bounded_launch<T, V, BK>(d, a) : bounded_launch<T, 1, BK>(d, a);
 }
 
+/* No work block where knn_nearest_tc takes the batch. */
+static int knn_bounded_work(ml_dtype t, int tf32, int64_t m, int64_t n, int64_t d,
+                            int64_t k) {
+  return !(t == ML_FLOAT32 && tf32 && k == 1 && d <= NEAREST_TC_MAX_D &&
+           m >= NEAREST_TC_MIN_ROWS && n <= NEAREST_TC_MAX_N);
+}
+
 static int knn_bounded(const ml_knn_bounded *b) {
   cuda_dev *d;
   int rc = cuda_enter(array_device(b->queries), &d);
@@ -784,4 +789,4 @@ static int knn_bounded(const ml_knn_bounded *b) {
 }
 
 const ml_knn_backend cuda_knn_backend = {1, 1, knn_tile, knn_refine, cuda_knn_filter,
-                                         cuda_knn_sample, knn_bounded};
+                                         cuda_knn_sample, knn_bounded, knn_bounded_work};

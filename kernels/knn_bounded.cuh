@@ -30,10 +30,10 @@ template <class T> __device__ __forceinline__ T bounded_limit(T m, double bound)
 }
 
 /* The tensor-core pass takes k = 1 in TF32 for d up to NEAREST_TC_MAX_D
- * (a block's queries stay in shared memory), tiles of at least
+ * (a block's queries stay in shared memory), batches of at least
  * NEAREST_TC_MIN_ROWS queries (fewer leave most SMs idle, where cuBLAS
- * and knn.cu's scan split the work finer) and references it can count
- * in 32 bits. */
+ * and knn.cu's scan split the work finer; a batch's last tile may hold
+ * fewer) and references it can count in 32 bits. */
 #define NEAREST_TC_MAX_D 128
 #define NEAREST_TC_MIN_ROWS 4096
 #define NEAREST_TC_MAX_N ((int64_t)1 << 30)

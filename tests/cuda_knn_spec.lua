@@ -116,6 +116,10 @@ describe("cuda knn", function()
         agree(q, r, 1, {metric = metric, method = "bounded"}, "nearest " .. metric)
       end
     end
+    -- a budget that leaves tiles of 1024 queries, the last of 3: the
+    -- kernel takes every tile of a batch of 4096 or more
+    agree(input({m, 5}, "float32"), input({300, 5}, "float32"), 1,
+          {method = "bounded", budget = 658039}, "nearest in tiles")
     local wide = input({m, 130}, "float32")
     agree(wide:narrow(2, 2, 128), input({257, 128}, "float32"), 1, {method = "bounded"},
           "nearest of a view")

@@ -107,7 +107,7 @@ int ml_knn_method_parse(const char *name, ml_knn_method *out) {
 }
 
 static const char *const knn_entries[] = {"tile", "refine", "filter", "sample",
-                                          "bounded"};
+                                          "bounded", "bounded_work"};
 _Static_assert(offsetof(ml_knn_backend, tile) +
                        sizeof knn_entries / sizeof *knn_entries * sizeof(void (*)(void)) ==
                    sizeof(ml_knn_backend),
@@ -418,7 +418,10 @@ static int filter_pass(const search *s, const batch *b, int64_t step) {
  * among the k nearest. The lists are complete unless they overflowed
  * BOUNDED_ROOM (those queries go round again). No selection of candidate
  * lists: a GPU's kNN for k = 1 (k-means' assignment) costs its GEMM and
- * one pass over the keys. */
+ * one pass over the keys, or one kernel that forms the keys as it goes;
+ * then the tiles keep no work block (bounded_work) and hold as many
+ * queries as their lists allow (all 2^20 of k-means' at the default
+ * budget, where the block made five tiles). */
 #define BOUNDED_ROOM 32
 /* The backend's default takes the bounded pass up to this many
  * references: beyond, the lists of near-tied clustered data (Fashion-MNIST,
@@ -428,15 +431,23 @@ static int filter_pass(const search *s, const batch *b, int64_t step) {
  * 28.4 ms). */
 #define BOUNDED_AUTO_N 8192
 
-/* The bytes of a query in a bounded tile: keys, lists, count, limit. */
-static int64_t bounded_bytes(const search *s, int64_t e) {
-  return s->refs->shape[0] * e + BOUNDED_ROOM * (e + 8) + 8 + e;
+/* Whether the backend's bounded pass over m queries of dtype t takes the
+ * work block. */
+static int bounded_work(const search *s, int64_t m, ml_dtype t, int tf32) {
+  return s->kb->bounded_work(t, tf32, m, s->refs->shape[0], s->refs->shape[1],
+                             s->k);
+}
+
+/* The bytes of a query in a bounded tile: its keys in the work block
+ * where the backend takes one, its list, count and limit. */
+static int64_t bounded_bytes(const search *s, int64_t e, int work) {
+  return (work ? s->refs->shape[0] * e : 0) + BOUNDED_ROOM * (e + 8) + 8 + e;
 }
 
 /* Whether the first pass is the bounded one: method's choice, or by
  * default the backend's where k is small, the references few and MIN_ROWS
  * queries (or all) fit a tile with every reference. */
-static int bounded_first(const search *s, int64_t m, ml_dtype t,
+static int bounded_first(const search *s, int64_t m, ml_dtype t, int tf32,
                          ml_knn_method method, int *bounded) {
   int64_t e = (int64_t)ml_dtype_size(t);
   int64_t want = m < MIN_ROWS ? m : MIN_ROWS;
@@ -450,24 +461,26 @@ static int bounded_first(const search *s, int64_t m, ml_dtype t,
   else if (method == ML_KNN_AUTO && s->kb->bounded_first &&
            s->k <= ML_KNN_BOUNDED_MAX_K &&
            s->refs->shape[0] <= BOUNDED_AUTO_N &&
-           s->budget / bounded_bytes(s, e) >= want)
+           s->budget / bounded_bytes(s, e, bounded_work(s, m, t, tf32)) >= want)
     *bounded = 1;
   return ML_OK;
 }
 
 /* Queries i0 .. i0 + mi - 1 of b through the bounded pass; f holds the
- * lists (mt rows; its mth the limits), work the keys. */
+ * lists (mt rows; its mth the limits), work the keys (NULL where the
+ * backend takes none). */
 static int bounded_tile(const search *s, const batch *b, filter_scratch *f,
                         const ml_array *work, int64_t i0, int64_t mi) {
   ml_array v[L_VIEWS];
   int64_t wshape[2] = {mi, s->refs->shape[0]};
   int rc = list_views(v, b, f, i0, mi);
-  if (!rc) rc = rows(&v[L_WFLAT], work, 0, wshape[0] * wshape[1]);
-  if (!rc) rc = ml_view_reshape("knn", &v[L_WORK], &v[L_WFLAT], 2, wshape);
+  if (!rc && work) rc = rows(&v[L_WFLAT], work, 0, wshape[0] * wshape[1]);
+  if (!rc && work)
+    rc = ml_view_reshape("knn", &v[L_WORK], &v[L_WFLAT], 2, wshape);
   ml_knn_bounded bd = {s->metric, &v[L_Q], s->refs, opt(&v[L_QAUX]), s->raux,
                        opt(&v[L_SELF]), &v[L_BOUND], s->k, &v[L_MTH],
-                       &v[L_KEYS], &v[L_INDEX], &v[L_COUNT], &v[L_WORK],
-                       b->tf32};
+                       &v[L_KEYS], &v[L_INDEX], &v[L_COUNT],
+                       work ? &v[L_WORK] : NULL, b->tf32};
   if (!rc) rc = s->kb->bounded(&bd);
   if (!rc) rc = refine_lists(s, v, L_MTH);
   release_views(v, 0, L_VIEWS);
@@ -478,7 +491,8 @@ static int bounded_tile(const search *s, const batch *b, filter_scratch *f,
 static int bounded_pass(const search *s, const batch *b) {
   int64_t m = b->q->shape[0];
   ml_dtype t = b->q->dtype;
-  int64_t mt = s->budget / bounded_bytes(s, (int64_t)ml_dtype_size(t));
+  int keys = bounded_work(s, m, t, b->tf32);
+  int64_t mt = s->budget / bounded_bytes(s, (int64_t)ml_dtype_size(t), keys);
   mt = mt < 1 ? 1 : mt > m ? m : mt;
   int64_t lshape[2] = {mt, BOUNDED_ROOM}, wsize = mt * s->refs->shape[0];
   ml_device dev = ml_array_device(b->q);
@@ -488,13 +502,14 @@ static int bounded_pass(const search *s, const batch *b) {
   if (!rc) rc = ml_array_empty(&f.keys, t, 2, lshape, dev);
   if (!rc) rc = ml_array_empty(&f.index, ML_INT64, 2, lshape, dev);
   if (!rc) rc = ml_array_empty(&f.count, ML_INT64, 1, &mt, dev);
-  if (!rc) rc = ml_array_empty(&work, t, 1, &wsize, dev);
+  if (!rc && keys) rc = ml_array_empty(&work, t, 1, &wsize, dev);
   for (int64_t i0 = 0; !rc && i0 < m; i0 += mt) {
     if (ml_interrupt_take()) {
       rc = ml_fail(ML_EINTR, "knn: interrupted");
       break;
     }
-    rc = bounded_tile(s, b, &f, &work, i0, m - i0 < mt ? m - i0 : mt);
+    rc = bounded_tile(s, b, &f, keys ? &work : NULL, i0,
+                      m - i0 < mt ? m - i0 : mt);
   }
   ml_array *tmp[] = {&f.mth, &f.keys, &f.index, &f.count, &work};
   for (size_t i = 0; i < sizeof tmp / sizeof *tmp; i++) ml_array_release(tmp[i]);
@@ -750,8 +765,9 @@ int ml_knn(ml_array *dist, ml_array *index, const ml_array *queries,
     int bounded = 0;
     if (!rc)
       rc = filter_step(&s, d, opts->exclude_self != 0, opts->method, &step);
-    if (!rc && !step) rc = bounded_first(&s, m, t, opts->method, &bounded);
     int tf32 = opts->tf32 && t == ML_FLOAT32 && s.be->tf32;
+    if (!rc && !step)
+      rc = bounded_first(&s, m, t, tf32, opts->method, &bounded);
     dot_kind dot = !tf32 ? DOT_DTYPE : step ? DOT_SPLIT_TF32 : DOT_TF32;
     double rmax, rmin;
     if (!rc) rc = norm_range(&rn, s.metric, &rmax, &rmin);

@@ -57,7 +57,8 @@ typedef struct {
   const ml_array *keys;    /* mt x c out */
   const ml_array *index;   /* mt x c int64 out */
   const ml_array *count;   /* mt int64 out */
-  const ml_array *work;    /* mt x n scratch, free for the backend */
+  const ml_array *work;    /* mt x n scratch, free for the backend; NULL
+                              where bounded_work said it takes none */
   int tf32;                /* as tile's */
 } ml_knn_bounded;
 
@@ -168,12 +169,21 @@ typedef struct ml_knn_backend {
    * j + 1) whose key is not above limit[i], and j + 1 != self[i], adds 1
    * to count[i] and, while count[i] <= c, goes to row i of keys and index
    * at place count[i] - 1 (count[i] from 0; any order of the
-   * references). */
+   * references).
+   *
+   * bounded_work: whether bounded takes the work block for the tiles of
+   * a batch of m queries of dtype t (m x n references of d coordinates,
+   * the k nearest, tf32 as bounded's); where it answers 0, the core
+   * passes work = NULL for every tile of the batch, whatever its size,
+   * and leaves the block out of the tiles' budget, so that a tile holds
+   * more queries. */
   int (*tile)(const ml_knn_tile *t);
   int (*refine)(const ml_knn_refine *r);
   int (*filter)(const ml_knn_filter *f);
   int (*sample)(const ml_knn_sample *s);
   int (*bounded)(const ml_knn_bounded *b);
+  int (*bounded_work)(ml_dtype t, int tf32, int64_t m, int64_t n, int64_t d,
+                      int64_t k);
 } ml_knn_backend;
 
 /* Registers a backend's table (every entry filled, else an error naming

@@ -521,6 +521,13 @@ static int knn_refine(const ml_knn_refine *r) {
   return ML_OK;
 }
 
+/* knn_bounded ranks the keys the GEMM wrote to the work block. */
+static int knn_bounded_work(ml_dtype t, int tf32, int64_t m, int64_t n,
+                            int64_t d, int64_t k) {
+  (void)t, (void)tf32, (void)m, (void)n, (void)d, (void)k;
+  return 1;
+}
+
 const ml_knn_backend cpu_knn_backend = {
     .filter_first = 0,
     .bounded_first = 0,
@@ -529,4 +536,5 @@ const ml_knn_backend cpu_knn_backend = {
     .filter = knn_filter,
     .sample = knn_sample,
     .bounded = knn_bounded,
+    .bounded_work = knn_bounded_work,
 };

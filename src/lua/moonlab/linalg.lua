@@ -257,23 +257,32 @@ end
 
 -- gram ---------------------------------------------------------------------
 
--- Column blocks of x that a weighted scatter is formed by (see gram).
-local GRAM_BLOCKS = 8
+-- The width of the column blocks by which the products of K triangles
+-- (or symmetric halves) of d x d skip the zeros (or the upper half): one
+-- GEMM a block of b columns of all K at once, whose work beyond the
+-- triangle falls as 1/blocks. About d / 16, rounded so that the K b
+-- columns of a block nearly fill a multiple of 128, the width of
+-- cuBLAS's tiles (a last tile mostly idle cost more than a block saved).
+function M.column_block(d, K)
+  local tiles = math.max(1, math.floor(K * d / (16 * 128) + 0.5))
+  return math.max(1, math.min(d, tiles * 128 // K))
+end
 
 local symmetric_product -- the C half's x^T x
 
 -- x^T diag(w_k) x for each row w_k of w (K x n): for each block B of
--- columns of x, the products of [x_B w_1, ..., x_B w_K] (n x K |B|, the
--- columns scaled by every row of weights at once) with the columns up to
--- B's last: one GEMM a block, which fills the lower block triangle of all
--- K results. About 9/16 of the work of a full product per component, no
--- read from the device whatever the signs of the weights; the lower
--- triangle is then mirrored, so each result is symmetric to the bit.
+-- columns of x (column_block), the products of [x_B w_1, ..., x_B w_K]
+-- (n x K |B|, the columns scaled by every row of weights at once) with
+-- the columns up to B's last: one GEMM a block, which fills the lower
+-- block triangle of all K results. About 17/32 of the work of a full
+-- product per component at 16 blocks, no read from the device whatever
+-- the signs of the weights; the lower triangle is then mirrored, so each
+-- result is symmetric to the bit.
 local function weighted_gram(x, w)
   local n, d, K = x:size(1), x:size(2), w:size(1)
   local like = {dtype = x.dtype, device = x.device}
   local out = ml.zeros(K, d, d, like)
-  local block = math.max(1, math.ceil(d / GRAM_BLOCKS))
+  local block = M.column_block(d, K)
   local wt = w:t():unsqueeze(3) -- n x K x 1
   for r0 = 1, d, block do
     local r1 = math.min(r0 + block - 1, d)

@@ -101,9 +101,9 @@ weights w (any real values), x n x d: K x d x d, or d x d for a vector w;
 x^T x without w. x^T x is the symmetric product (syrk); the weighted
 scatters are products of x's column blocks, scaled by all K rows of w at
 once, with the columns before them: the lower block triangle of every
-result in one GEMM a block, about 9/16 of a full product each. Each
-result is symmetric to the last bit, and nothing is read back from the
-device.]],
+result in one GEMM a block, about 17/32 of a full product each (about 16
+blocks, each as wide as fills cuBLAS's tiles). Each result is symmetric
+to the last bit, and nothing is read back from the device.]],
       returns = "a new K x d x d array (d x d without w or for a vector w).",
       example = [[
 local x = ml.array({{1, 2}, {3, 4}})
