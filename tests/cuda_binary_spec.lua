@@ -60,7 +60,8 @@ describe("cuda binary.mm and hamming", function()
   it("equal the CPU's on every size of tile and k", function()
     ml.seed(13)
     local sizes = {{1, 1}, {1, 300}, {129, 1}, {127, 257}, {131, 263}, {300, 520}}
-    for _, k in ipairs({1, 31, 33, 255, 256, 257, 511, 512, 513, 767, 1000, 4097}) do
+    -- 4097: a last k-step of 256 bits, 5000: a whole one of 512
+    for _, k in ipairs({1, 31, 33, 255, 256, 257, 511, 512, 513, 767, 1000, 4097, 5000}) do
       for _, mn in ipairs(sizes) do
         local a, b = pm1({mn[1], k}), pm1({k, mn[2]})
         local what = ("%dx%dx%d"):format(mn[1], k, mn[2])
@@ -77,6 +78,8 @@ describe("cuda binary.mm and hamming", function()
     ml.seed(14)
     local a, b = pm1({3, 2, 130, 600}), pm1({3, 2, 600, 70})
     equal(ml.binary.mm(a, b), ml.binary.mm(a:cuda(), b:cuda()), "batch")
+    a, b = pm1({2, 3, 130, 4200}), pm1({2, 3, 4200, 270})
+    equal(ml.binary.mm(a, b), ml.binary.mm(a:cuda(), b:cuda()), "batch, long k")
   end)
 end)
 
