@@ -40,7 +40,7 @@ ifneq ($(NVCC),)
   CUDA_ARCH ?= -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
                -gencode arch=compute_90,code=compute_90
   NVCCFLAGS ?= -O3
-  NVCCFLAGS += -std=c++17 $(CUDA_ARCH) -Xcompiler -fPIC,-Wall,-Wextra
+  NVCCFLAGS += -std=c++17 -Xcompiler -fPIC,-Wall,-Wextra
   KERN_OBJ  := $(patsubst kernels/%.cu,build/kernels/%.o,$(wildcard kernels/*.cu))
   LIB_OBJ   += $(KERN_OBJ)
   CPPFLAGS  += -DML_HAVE_CUDA
@@ -96,7 +96,14 @@ build/core/backends.o: build/cuda.flags
 
 build/kernels/%.o: kernels/%.cu
 	@mkdir -p $(dir $@)
-	$(NVCC) $(NVCCFLAGS) -MMD -MP -c $< -o $@
+	$(NVCC) $(CUDA_ARCH) $(NVCCFLAGS) -MMD -MP -c $< -o $@
+
+# Hopper's warpgroup MMA exists in sm_90a's instruction set alone:
+# binary_wgmma.cu is built for that chip whatever CUDA_ARCH says, and
+# binary_mm.cuh calls it on devices of compute capability 9.0 only.
+build/kernels/binary_wgmma.o: kernels/binary_wgmma.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) -gencode arch=compute_90a,code=sm_90a $(NVCCFLAGS) -MMD -MP -c $< -o $@
 
 build/embed: tools/embed.c
 	@mkdir -p build

@@ -216,8 +216,8 @@ struct FilterSink {
  * pb - 2 acc (column col0 + 8 (v / 2) + v % 2 for e[v]); those below
  * bound = th - pa (and within n) are appended to the row's candidates
  * with their distance pa + e. */
-__device__ __noinline__ void mm_filter_row(FilterSink f, int lr, int64_t col0, int bound, int ra,
-                                           const int *e) {
+static __device__ __noinline__ void mm_filter_row(FilterSink f, int lr, int64_t col0, int bound,
+                                                  int ra, const int *e) {
   const int64_t row = f.r0 + lr;
   for (int v = 0; v < 2 * NJ; v++) {
     const int64_t col = col0 + v / 2 * 8 + v % 2;
@@ -406,14 +406,13 @@ template <bool FILTER> __global__ void __launch_bounds__(MM_THREADS, 1) binary_m
   cp_async_wait<0>();
 }
 
-/* The launches of p over `batch` items, within the grid's limits (the
- * column groups and the batch items in chunks of 65535); tpc column
- * tiles a CTA where k is short. */
-template <bool FILTER> static int mm_launch(cuda_dev *d, MmArgs p, int64_t batch, const char *op) {
-  const int64_t lim = 65535, steps = (p.w + BKW - 1) / BKW;
-  const int64_t tpc = steps >= 8 ? 1 : 8 / steps, cmax = lim * tpc * BN;
-  p.steps = (int)steps;
-  p.tpc = (int)tpc;
+/* Calls launch(q, nz) for each piece of p's product within the grid's
+ * limits: nz batch items at a time, at most 65535, and columns c0 ..
+ * c0 + cmax - 1 (q's pointers, n and base moved there; out too unless
+ * filter). */
+template <class F>
+static int mm_pieces(const MmArgs &p, int64_t batch, int64_t cmax, bool filter, F launch) {
+  const int64_t lim = 65535;
   for (int64_t z0 = 0; z0 < batch; z0 += lim)
     for (int64_t c0 = 0; c0 < p.n; c0 += cmax) {
       MmArgs q = p;
@@ -421,17 +420,35 @@ template <bool FILTER> static int mm_launch(cuda_dev *d, MmArgs p, int64_t batch
       q.pa += z0 * p.spa;
       q.b += z0 * p.sb + c0 * p.w;
       q.pb += z0 * p.spb + c0;
-      if (!FILTER) q.out += z0 * p.so + c0;
+      if (!filter) q.out += z0 * p.so + c0;
       q.base += c0;
       q.n = p.n - c0 < cmax ? p.n - c0 : cmax;
-      q.tiles = (int)((q.n + BN - 1) / BN);
-      int64_t nz = batch - z0 < lim ? batch - z0 : lim;
-      dim3 grid((unsigned)((p.m + BM - 1) / BM), (unsigned)((q.tiles + tpc - 1) / tpc),
-                (unsigned)nz);
-      int rc = cuda_launch<binary_mm_tc<FILTER>>(d, grid, MM_THREADS, MM_SMEM, op, q);
+      int rc = launch(q, batch - z0 < lim ? batch - z0 : lim);
       if (rc) return rc;
     }
   return ML_OK;
+}
+
+/* The product on Hopper's warpgroup MMA (binary_wgmma.cu, built for
+ * sm_90a alone), which mm_launch takes on devices of compute capability
+ * 9.0 for k of WG_MIN_STEPS k-steps or more. */
+int mm_launch_wgmma(cuda_dev *d, const MmArgs &p, int64_t batch, const char *op);
+#define WG_MIN_STEPS 8
+
+/* The launches of p over `batch` items (mm_pieces); tpc column tiles a
+ * CTA where k is short. */
+template <bool FILTER> static int mm_launch(cuda_dev *d, MmArgs p, int64_t batch, const char *op) {
+  const int64_t steps = (p.w + BKW - 1) / BKW;
+  if (!FILTER && d->cc == 90 && steps >= WG_MIN_STEPS) return mm_launch_wgmma(d, p, batch, op);
+  const int64_t tpc = steps >= 8 ? 1 : 8 / steps;
+  p.steps = (int)steps;
+  p.tpc = (int)tpc;
+  return mm_pieces(p, batch, 65535 * tpc * BN, FILTER, [&](MmArgs q, int64_t nz) {
+    q.tiles = (int)((q.n + BN - 1) / BN);
+    dim3 grid((unsigned)((q.m + BM - 1) / BM), (unsigned)((q.tiles + tpc - 1) / tpc),
+              (unsigned)nz);
+    return cuda_launch<binary_mm_tc<FILTER>>(d, grid, MM_THREADS, MM_SMEM, op, q);
+  });
 }
 
 #endif

@@ -59,9 +59,17 @@ static bool driver_function(const char *name, unsigned version, void **fn) {
 static int device_setup(cuda_dev *d, int index) {
   int rc = cuda_check(cudaStreamCreateWithFlags(&d->stream, cudaStreamNonBlocking),
                       "creating a stream");
+  int major = 0, minor = 0;
   if (!rc)
     rc = cuda_check(cudaDeviceGetAttribute(&d->sms, cudaDevAttrMultiProcessorCount, index),
                     "reading the device's attributes");
+  if (!rc)
+    rc = cuda_check(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, index),
+                    "reading the device's attributes");
+  if (!rc)
+    rc = cuda_check(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, index),
+                    "reading the device's attributes");
+  d->cc = 10 * major + minor;
   if (!rc) rc = cuda_check(cudaMalloc((void **)&d->flag, sizeof *d->flag), "device setup");
   if (!rc)
     rc = cuda_check(cudaHostAlloc((void **)&d->flag_host, sizeof *d->flag_host,

@@ -19,6 +19,7 @@ typedef struct cuda_dev {
   int ready, index;
   cudaStream_t stream;
   int sms;
+  int cc; /* compute capability, 10 major + minor */
   /* Two pinned staging buffers used in turn by uploads and downloads;
    * an event marks when the copy that last used each one is done. */
   char *stage[2];
