@@ -491,8 +491,8 @@ static int bounded_tile(const search *s, const batch *b, filter_scratch *f,
 static int bounded_pass(const search *s, const batch *b) {
   int64_t m = b->q->shape[0];
   ml_dtype t = b->q->dtype;
-  int keys = bounded_work(s, m, t, b->tf32);
-  int64_t mt = s->budget / bounded_bytes(s, (int64_t)ml_dtype_size(t), keys);
+  int has_work = bounded_work(s, m, t, b->tf32);
+  int64_t mt = s->budget / bounded_bytes(s, (int64_t)ml_dtype_size(t), has_work);
   mt = mt < 1 ? 1 : mt > m ? m : mt;
   int64_t lshape[2] = {mt, BOUNDED_ROOM}, wsize = mt * s->refs->shape[0];
   ml_device dev = ml_array_device(b->q);
@@ -502,13 +502,13 @@ static int bounded_pass(const search *s, const batch *b) {
   if (!rc) rc = ml_array_empty(&f.keys, t, 2, lshape, dev);
   if (!rc) rc = ml_array_empty(&f.index, ML_INT64, 2, lshape, dev);
   if (!rc) rc = ml_array_empty(&f.count, ML_INT64, 1, &mt, dev);
-  if (!rc && keys) rc = ml_array_empty(&work, t, 1, &wsize, dev);
+  if (!rc && has_work) rc = ml_array_empty(&work, t, 1, &wsize, dev);
   for (int64_t i0 = 0; !rc && i0 < m; i0 += mt) {
     if (ml_interrupt_take()) {
       rc = ml_fail(ML_EINTR, "knn: interrupted");
       break;
     }
-    rc = bounded_tile(s, b, &f, keys ? &work : NULL, i0,
+    rc = bounded_tile(s, b, &f, has_work ? &work : NULL, i0,
                       m - i0 < mt ? m - i0 : mt);
   }
   ml_array *tmp[] = {&f.mth, &f.keys, &f.index, &f.count, &work};
