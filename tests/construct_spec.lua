@@ -171,6 +171,24 @@ describe("lifetime", function()
     end
     assert.is_true(peak <= 2^30, ("peak %d bytes"):format(peak))
   end)
+
+  it("runs a full collection for garbage, none for arrays freed as they go", function()
+    collectgarbage()
+    collectgarbage("stop") -- only moonlab's collections for memory pressure run
+    local collected = false
+    setmetatable({}, {__gc = function() collected = true end})
+    for _ = 1, 8 do
+      local x = ml.empty(2^25) -- 256 MiB each
+      x:free()
+    end
+    local freed_as_they_go = collected
+    for _ = 1, 8 do
+      local _ = ml.empty(2^25)
+    end
+    collectgarbage("restart")
+    assert.is_false(freed_as_they_go)
+    assert.is_true(collected)
+  end)
 end)
 
 -- NumPy 2 assigns a Python number to an integer array by truncating a

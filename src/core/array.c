@@ -7,15 +7,17 @@
 #include "backend.h"
 #include "status.h"
 
-/* Collect once at least this many bytes were allocated since the last
- * collection, or as many as were live after it, whichever is more: memory
- * stays within about twice what is reachable, and the work of collecting
- * stays proportional to allocation. */
+/* Collect once the bytes allocated since the last collection, less those
+ * freed since, reach this many or as many as were live after it, whichever
+ * is more: memory stays within about twice what is reachable, and the work
+ * of collecting stays proportional to allocation. A loop whose arrays are
+ * freed as it goes (x:free(), <close>, or Lua's own collection steps)
+ * triggers no full collection. */
 #define ML_COLLECT_MIN_BYTES ((size_t)256 << 20)
 
 static ml_pressure_hook pressure_hook;
 static void *pressure_ud;
-static size_t since_collect, live_after_collect;
+static size_t since_collect, live_after_collect; /* since_collect: net of frees */
 static ml_memory_stats stats[ML_NDEVICE_KINDS];
 
 static size_t live_bytes(void) {
@@ -122,6 +124,7 @@ void ml_storage_release(ml_storage *s) {
     be->free(s->device.index, s->data, s->nbytes);
   stats[s->device.kind].allocated -= s->nbytes;
   stats[s->device.kind].count--;
+  since_collect -= since_collect < s->nbytes ? since_collect : s->nbytes;
   header_free(s);
 }
 
