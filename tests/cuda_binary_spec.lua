@@ -110,6 +110,16 @@ describe("cuda knn hamming", function()
     knn_both(pm1({2048, 64}), pm1({70001, 64}), {10, 300, 9000})
   end)
 
+  it("streams 256-bit codes for a partial and several query blocks", function()
+    ml.seed(19)
+    -- 500 and 1500 queries (one and three blocks of 512 in
+    -- kernels/binary_stream.cuh) against 40001 references: rounds of the
+    -- filter split into work items, and a last partial tile
+    local r = pm1({40001, 256})
+    knn_both(pm1({500, 256}), r, {1, 10})
+    knn_both(pm1({1500, 256}), r, {1, 10, 40})
+  end)
+
   it("filters codes longer than 256 bits through the tiled kernel", function()
     ml.seed(18)
     -- 300-bit codes (two 256-bit planes): the filter's tiled path; 256
