@@ -373,6 +373,45 @@ describe("cuda reductions", function()
     end
   end)
 
+  it("reduces many short contiguous rows, at and past the shared-memory path's bound", function()
+    -- rows of 1 KiB or less, one after another, go through shared memory
+    -- (reduce.cu's short path); 129 doubles or 257 floats take the other
+    local cases = {{"float64", {3001, 51}}, {"float64", {97, 128}}, {"float64", {97, 129}},
+                   {"float64", {1000, 16}}, {"float32", {300, 256}}, {"float32", {300, 257}},
+                   {"float32", {5, 700, 3}}, {"int64", {1001, 16}}, {"int32", {999, 33}},
+                   {"uint8", {257, 1000}}, {"float64", {4099, 1}}}
+    for _, case in ipairs(cases) do
+      local dt, s = case[1], case[2]
+      local c, g = pair(s, dt)
+      local name = dt .. " " .. shape_name(s)
+      local rt = is_float(dt) and tol(dt) or 0
+      for _, op in ipairs({"sum", "mean", "argmin", "argmax", "any", "var", "logsumexp"}) do
+        same(g[op](g, -1), c[op](c, -1), op .. " " .. name, rt, 1e-12)
+      end
+      same2(function() return g:max(-1) end, function() return c:max(-1) end, "max " .. name)
+      same(g:norm(-1), c:norm(-1), "norm " .. name, rt, 1e-12)
+      -- the block's span starting off 16-byte alignment, one element on
+      local n = c:numel()
+      local cv = c:reshape(n):narrow(1, 2, n - s[#s]):reshape(-1, s[#s])
+      local gv = g:reshape(n):narrow(1, 2, n - s[#s]):reshape(-1, s[#s])
+      same(gv:sum(2), cv:sum(2), "sum of a shifted view " .. name, rt, 1e-12)
+      same(gv:argmax(2), cv:argmax(2), "argmax of a shifted view " .. name)
+    end
+  end)
+
+  it("reduces down the columns of many rows, a thread a row", function()
+    -- 2^18 outputs or more, each over a strided dimension (reduce.cu's
+    -- outer path without its tree)
+    for _, dt in ipairs({"float64", "float32", "int32"}) do
+      local c, g = pair({9, (1 << 18) + 3}, dt)
+      local rt = is_float(dt) and tol(dt) or 0
+      for _, op in ipairs({"sum", "argmin", "var", "logsumexp"}) do
+        same(g[op](g, 1), c[op](c, 1), op .. " down columns " .. dt, rt, 1e-12)
+      end
+      same(g:norm(1), c:norm(1), "norm down columns " .. dt, rt, 1e-12)
+    end
+  end)
+
   it("takes products, and NaN propagates to extremes", function()
     for _, dt in ipairs(floats) do
       local c, g = pair({5, 13}, dt, 0.5, 1.5)
