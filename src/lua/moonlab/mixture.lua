@@ -22,10 +22,10 @@
 -- below lose less to cancellation; each method shifts its own X. One EM
 -- iteration is a handful of large operations on the device (n samples,
 -- d features, K components):
---   E-step  full: [1, X] (n x d+1) times the stacked factors
---           [-mu_k P_k; P_k] (d+1 x Kd), a GEMM for each block of the
---           factors' columns (skipping their zero triangles), then the
---           norms of its n x K pieces, one reduction a block; tied: X P (one
+--   E-step  full: the stacked factors [-mu_k P_k; P_k] (d+1 x Kd),
+--           transposed, times [1, X]^T (d+1 x n), a GEMM for each block
+--           of the factors' columns (skipping their zero triangles), then
+--           the norms of its K x n pieces, one reduction a block; tied: X P (one
 --           GEMM), minus each mu_k P, then the same norms; diag and
 --           spherical: [X, X^2, 1] (n x 2d+1) times a 2d+1 x K matrix,
 --           one GEMM that gives the weighted log densities themselves.
@@ -266,22 +266,30 @@ local function log_prob(t, data, mu, P, lw)
   local n, d, K = data.n, data.d, mu:size(1)
   local maha
   if t == "full" then
-    -- Y = [1, X] [-mu_k P_k; P_k] for all k, one GEMM a block of the
-    -- factors' columns c0..c1 (linalg.column_block): those of an upper
-    -- triangular P_k take rows 1..c1 only (15/32 of the flops saved at
-    -- 16 blocks).
+    -- Y^T = [-mu_k P_k; P_k]^T [1, X]^T for all k, one GEMM a block of b
+    -- of the factors' columns, c0..c1 (about linalg.column_block's, evened
+    -- out): those of an upper triangular P_k take rows 1..c1 only (15/32
+    -- of the flops saved at 16 blocks). One copy lays out every block's
+    -- [-mu_k P_k; P_k] columns for all k (nb x d+1 x K x b, the last
+    -- block's columns past d zero, which add nothing to the norms). Y^T
+    -- (K b x n) rather than Y: its norms run down columns, n apart, and
+    -- at 60000 x 784, K = 10, the E-step took 10.8 ms on an H200 rather
+    -- than 12.1 with Y's short rows.
     local muP = ml.matmul(mu:reshape(K, 1, d), P):reshape(K, d)
-    local b = column_block(d, K)
-    for c0 = 1, d, b do
-      local c1 = math.min(c0 + b - 1, d)
-      local w = c1 - c0 + 1
-      local S = ml.cat({-muP:narrow(2, c0, w):reshape(1, K * w),
-                        P:narrow(2, 1, c1):narrow(3, c0, w):permute(2, 1, 3)
-                         :reshape(c1, K * w)})
-      local part = data.A:narrow(2, 1, c1 + 1):mm(S):reshape(n, K, w)
-                   :norm(3) ^ 2
+    local nb = -(-d // column_block(d, K))
+    local b = -(-d // nb)
+    local like = {dtype = P.dtype, device = P.device}
+    local SP = ml.cat({-muP:reshape(K, 1, d), P}, 2)
+    if nb * b > d then SP = ml.cat({SP, ml.zeros(K, d + 1, nb * b - d, like)}, 3) end
+    local blocks = SP:reshape(K, d + 1, nb, b):permute(3, 2, 1, 4):contiguous()
+    local At = data.A:t()
+    for i = 1, nb do
+      local c1 = math.min(i * b, d)
+      local S = blocks:select(1, i):narrow(1, 1, c1 + 1):reshape(c1 + 1, K * b)
+      local part = S:t():mm(At:narrow(1, 1, c1 + 1)):reshape(K, b, n):norm(2) ^ 2
       maha = maha and maha + part or part
     end
+    maha = maha:t()
   elseif t == "tied" then
     local Y = data.Xc:mm(P):reshape(n, 1, d)
     maha = (Y - mu:mm(P):reshape(1, K, d)):norm(3) ^ 2
