@@ -377,32 +377,31 @@ static bool rows_packed(const Iter<2> &rows, int64_t len) {
   return true;
 }
 
-/* The short path's launch (see the top), when it applies. */
+/* Whether rows of elements of `size` bytes take the short path (see the
+ * top). */
+static bool takes_short(const reduction &rd, const Iter<2> &rows, int64_t size) {
+  return rd.s == 1 && rd.len >= 1 && rd.len * size <= SHORT_BYTES && rows_packed(rows, rd.len);
+}
+
 template <class R>
-static bool launch_short(cuda_dev *d, const reduction &rd, const Iter<2> &rows,
-                         const typename R::In *in, typename R::Out *out, const double *center,
-                         R r, const char *op, int *rc) {
+static int launch_short(cuda_dev *d, const reduction &rd, const Iter<2> &rows,
+                        const typename R::In *in, typename R::Out *out, const double *center,
+                        R r, const char *op) {
   const int64_t size = sizeof(typename R::In);
-  if (rd.s != 1 || rd.len < 1 || rd.len * size > SHORT_BYTES || !rows_packed(rows, rd.len))
-    return false;
   const int len = (int)rd.len, ps = size >= 4 && len % 2 == 0 ? len + 1 : len;
-  const int per_block = (int)(SHORT_SMEM / (ps * size)) < SHORT_THREADS
-                            ? (int)(SHORT_SMEM / (ps * size))
-                            : SHORT_THREADS;
-  const int64_t blocks = (rd.nrows + per_block - 1) / per_block;
-  *rc = cuda_launch<reduce_short<R>>(d, dim3((unsigned)(blocks < (1 << 20) ? blocks : 1 << 20)),
-                                     SHORT_THREADS, (size_t)per_block * ps * size, op, rows,
-                                     rd.nrows, in, len, ps, fast_div(len), per_block, out,
-                                     center, r);
-  return true;
+  const int fit = (int)(SHORT_SMEM / (ps * size));
+  const int per_block = fit < SHORT_THREADS ? fit : SHORT_THREADS;
+  return cuda_launch<reduce_short<R>>(d, dim3(blocks_for(rd.nrows, per_block)), SHORT_THREADS,
+                                      (size_t)per_block * ps * size, op, rows, rd.nrows, in, len,
+                                      ps, fast_div(len), per_block, out, center, r);
 }
 
 template <class R>
 static int launch_rows(cuda_dev *d, const reduction &rd, const Iter<2> &rows,
                        const typename R::In *in, typename R::Out *out,
                        const double *center, R r, const char *op) {
-  int short_rc;
-  if (launch_short(d, rd, rows, in, out, center, r, op, &short_rc)) return short_rc;
+  if (takes_short(rd, rows, sizeof(typename R::In)))
+    return launch_short(d, rd, rows, in, out, center, r, op);
   group_shape g;
   bool adjacent = rows.ndim > 0 && rows.stride[1][rows.ndim - 1] == 1;
   if (rd.s != 1 && rd.len > 1 && adjacent) {
