@@ -8,37 +8,52 @@
  * k-steps or more (for shorter k binary_mm_tc runs several tiles a CTA,
  * overlapping their epilogues with the next loads).
  *
- * A CTA of two warpgroups computes a 128 x 256 block of out, each
+ * A CTA of three warpgroups computes a 192 x 256 block of out, each
  * warpgroup 64 rows (128 accumulators a thread), stepping k by 1024 bits
  * through WG_STAGES stages of shared memory that every thread fills by
  * cp.async, 16 bytes a copy, WG_AHEAD stages ahead; the products of one
- * stage run on while the next is awaited. A stage holds the block's rows
- * of A and B, 128 bytes each, in wgmma's K-major layout with the 128-byte
- * swizzle: a warp copies whole rows, which hit every bank of shared
- * memory once and read each 32-byte sector from L2 in one request (the
- * unswizzled layout, 16-byte chunks of 8 rows together, split a warp's
- * copies by bank, fetched every sector twice and left the kernel bound
- * by L2's tag lookups). Four instructions a stage, 256 bits each (those
- * past the last word skipped); the epilogue turns popc(a AND b) into
- * the dot product or the distance, as binary_mm_tc's does. Nothing is
- * loaded past the last row or column (their results are not stored) or
- * word. */
+ * stage run on while the next is awaited. Three warpgroups rather than
+ * two: the block's 448 rows of A and B a stage serve 1.5 times the
+ * products of two warpgroups' 384, and L2's reads to shared memory were
+ * what bounded the kernel. A stage holds the block's
+ * rows of A and B, 128 bytes each, in wgmma's K-major layout with the
+ * 128-byte swizzle: a warp copies whole rows, which hit every bank of
+ * shared memory once and read each 32-byte sector from L2 in one request
+ * (the unswizzled layout, 16-byte chunks of 8 rows together, split a
+ * warp's copies by bank, fetched every sector twice and left the kernel
+ * bound by L2's tag lookups). Four instructions a stage, 256 bits each;
+ * the chunks past the last word are zeros (copied in without reading),
+ * so that no branch separates a stage's instructions: a branch there
+ * made the compiler wait for each instruction's accumulators before the
+ * next (ptxas's C7519 "warpgroup.arrive is injected").
+ * The epilogue turns popc(a AND b) into the dot product or the distance,
+ * as binary_mm_tc's does. Nothing is loaded past the last row or column
+ * (their results are not stored). */
 #include "binary_mm.cuh"
 
-#define WG_BM 128
+/* warpgroups a CTA, 64 rows of out each */
+#define WG_GROUPS 3
+#define WG_BM (64 * WG_GROUPS)
 #define WG_BN 256
 #define WG_STAGES 4
 /* stages loading while one is multiplied and one may still be read by
  * the last products */
 #define WG_AHEAD (WG_STAGES - 2)
-#define WG_THREADS 256
+#define WG_THREADS (128 * WG_GROUPS)
 #define WG_CHUNKS 8 /* a stage: 8 chunks of 16 bytes a row, 1024 bits */
+/* rows a pass of the loader copies (a chunk a thread) */
+#define WG_PASS (WG_THREADS / WG_CHUNKS)
+#define WG_A_PASSES (WG_BM / WG_PASS)
+#define WG_B_PASSES ((WG_BN + WG_PASS - 1) / WG_PASS)
 #define WG_A_BYTES (WG_BM * WG_CHUNKS * 16)
 #define WG_B_BYTES (WG_BN * WG_CHUNKS * 16)
 #define WG_STAGE_BYTES (WG_A_BYTES + WG_B_BYTES)
 /* the stages (from the first 1024-byte boundary), then the rows' and the
  * columns' popcounts */
 #define WG_SMEM ((size_t)WG_STAGES * WG_STAGE_BYTES + (WG_BM + WG_BN) * sizeof(int) + 1024)
+static_assert(WG_A_PASSES * WG_PASS == WG_BM, "the loader's passes cover A's rows exactly");
+/* what a CTA may take on sm_90 */
+static_assert(WG_SMEM <= 227 * 1024, "the stages fit a CTA's shared memory");
 
 /* The byte offset of 16-byte chunk c of row r in a stage's operand:
  * rows of 128 bytes, the chunks of row r permuted by XOR with r % 8
@@ -110,42 +125,41 @@ __global__ void __launch_bounds__(WG_THREADS, 1) binary_mm_wgmma(MmArgs p) {
   const uint32_t *a = p.a + z * p.sa, *b = p.b + z * p.sb;
   const int tid = threadIdx.x, wg = tid >> 7, warp = (tid >> 5) & 3, lane = tid & 31;
   if (tid < WG_BM && r0 + tid < p.m) rows[tid] = p.pa[z * p.spa + r0 + tid];
-  if (c0 + tid < p.n) cols[tid] = p.pb[z * p.spb + c0 + tid];
+  if (tid < WG_BN && c0 + tid < p.n) cols[tid] = p.pb[z * p.spb + c0 + tid];
   const unsigned base = (smem_addr(wg_smem) + 1023) & ~1023u; /* the swizzle's alignment */
 
-  /* The loader's part of a thread: chunk q of rows lr + 32 i, four of A
-   * and eight of B (bit i of amask and bmask: the row exists). */
+  /* The loader's part of a thread: chunk q of rows lr + WG_PASS i of A
+   * and of B (bit i of amask and bmask: the row exists). */
   const int lr = tid >> 3, q = tid & 7;
   const int64_t arow = r0 + lr < p.m ? r0 + lr : 0, brow = c0 + lr < p.n ? c0 + lr : 0;
   const uint32_t *ap = a + arow * p.w + q * 4, *bp = b + brow * p.w + q * 4;
-  const int64_t rows32 = 32 * p.w;
+  const int64_t rows_pass = WG_PASS * p.w;
   unsigned amask = 0, bmask = 0;
 #pragma unroll
-  for (int i = 0; i < 8; i++) {
-    amask |= (unsigned)(i < 4 && r0 + lr + 32 * i < p.m) << i;
-    bmask |= (unsigned)(c0 + lr + 32 * i < p.n) << i;
+  for (int i = 0; i < WG_B_PASSES; i++) {
+    amask |= (unsigned)(i < WG_A_PASSES && r0 + lr + WG_PASS * i < p.m) << i;
+    bmask |= (unsigned)(lr + WG_PASS * i < WG_BN && c0 + lr + WG_PASS * i < p.n) << i;
   }
   const unsigned adst = base + wg_chunk_at(lr, q), bdst = adst + WG_A_BYTES;
   const int steps = (int)((p.w + 4 * WG_CHUNKS - 1) / (4 * WG_CHUNKS)); /* 4 words a chunk */
   auto load = [&](int ks) {
     const unsigned off = (ks % WG_STAGES) * WG_STAGE_BYTES;
     const int64_t kw = (int64_t)ks * 4 * WG_CHUNKS;
-    if (kw + q * 4 < p.w) {
+    const bool in = kw + q * 4 < p.w;
 #pragma unroll
-      for (int i = 0; i < 4; i++)
-        if (amask >> i & 1) cp_async16(adst + off + i * 32 * 128, ap + i * rows32 + kw);
+    for (int i = 0; i < WG_A_PASSES; i++)
+      if (amask >> i & 1)
+        cp_async16_or_zero(adst + off + i * WG_PASS * 128, in ? ap + i * rows_pass + kw : ap, in);
 #pragma unroll
-      for (int i = 0; i < 8; i++)
-        if (bmask >> i & 1) cp_async16(bdst + off + i * 32 * 128, bp + i * rows32 + kw);
-    }
+    for (int i = 0; i < WG_B_PASSES; i++)
+      if (bmask >> i & 1)
+        cp_async16_or_zero(bdst + off + i * WG_PASS * 128, in ? bp + i * rows_pass + kw : bp, in);
   };
 #pragma unroll
   for (int s = 0; s < WG_AHEAD; s++) {
     if (s < steps) load(s);
     cp_async_commit();
   }
-  /* the planes of 256 bits (8 words) in the last stage; the others have 4 */
-  const int last_planes = (int)((p.w - (int64_t)(steps - 1) * 4 * WG_CHUNKS) / 8);
   int acc[128];
 #pragma unroll
   for (int i = 0; i < 128; i++) acc[i] = 0;
@@ -160,15 +174,13 @@ __global__ void __launch_bounds__(WG_THREADS, 1) binary_mm_wgmma(MmArgs p) {
     cp_async_commit();
     const unsigned st = base + (ks % WG_STAGES) * WG_STAGE_BYTES;
     const uint64_t da = wg_desc(st + wg * 64 * 128), db = wg_desc(st + WG_A_BYTES);
-    const int planes = ks == steps - 1 ? last_planes : WG_CHUNKS / 2;
 #pragma unroll
     for (int i = 0; i < 128; i++) wg_pin(acc[i]);
     asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
     /* plane j: chunks 2 j and 2 j + 1 of every row, 32 bytes on (2 in
      * the descriptor's units; the hardware applies the swizzle) */
 #pragma unroll
-    for (int j = 0; j < WG_CHUNKS / 2; j++)
-      if (j < planes) wg_mma(acc, da + 2 * j, db + 2 * j);
+    for (int j = 0; j < WG_CHUNKS / 2; j++) wg_mma(acc, da + 2 * j, db + 2 * j);
     asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
     /* the products of ks run on while the next stage is awaited */
     asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");

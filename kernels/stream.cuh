@@ -29,11 +29,14 @@ static __device__ __forceinline__ void cp_async4(void *dst, const void *src) {
   cp_async4((unsigned)__cvta_generic_to_shared(dst), src);
 }
 
-/* The same to a pointer, or zeros when !ok (src is then not read). */
+/* The same, or zeros when !ok (src is then not read). */
+static __device__ __forceinline__ void cp_async16_or_zero(unsigned dst, const void *src, bool ok) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
+               "r"(ok ? 16 : 0));
+}
+
 static __device__ __forceinline__ void cp_async16_or_zero(void *dst, const void *src, bool ok) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(
-                   (unsigned)__cvta_generic_to_shared(dst)),
-               "l"(src), "r"(ok ? 16 : 0));
+  cp_async16_or_zero((unsigned)__cvta_generic_to_shared(dst), src, ok);
 }
 
 static __device__ __forceinline__ void cp_async4_or_zero(void *dst, const void *src, bool ok) {

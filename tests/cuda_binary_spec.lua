@@ -1,7 +1,8 @@
 -- ml.binary on the GPU against the CPU (kernels/binary.cu against
 -- src/cpu/cpu_binary.c), bit for bit, on random inputs of awkward sizes
 -- that reach every path: words within and across the pack kernel's
--- groups of 8, products of one and many CTA tiles (128 x 256) with k of
+-- groups of 8, products of one and many CTA tiles (128 x 256, and
+-- 192 x 256 on a Hopper for long k) with k of
 -- one, two and many stages (512 bits) and half stages, batches, views;
 -- Hamming kNN through the warp lists (k <= 256) and the block lists,
 -- over several reference chunks, with ties. Pending where there is no
