@@ -83,8 +83,11 @@ extern const ml_knn_backend cuda_knn_backend;
 int cuda_knn_filter(const ml_knn_filter *f);
 int cuda_knn_sample(const ml_knn_sample *s);
 
-/* linalg.cu: the linear-algebra area's table. */
+/* linalg.cu: the linear-algebra area's table, which takes mahalanobis
+ * from mahalanobis.cu. */
 extern const ml_linalg_backend cuda_linalg_backend;
+int cuda_mahalanobis(const ml_array *out, const ml_array *x, const ml_array *p,
+                     const ml_array *c);
 
 /* conv.cu: the convolution area's table. */
 extern const ml_conv_backend cuda_conv_backend;

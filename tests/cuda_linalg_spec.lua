@@ -133,6 +133,44 @@ describe("cuda linalg", function()
     end
   end)
 
+  it("mahalanobis: the same distances, fused (d >= 32) and blocked", function()
+    -- n past and short of the 128-sample tiles, d odd (rows padded to 16
+    -- bytes), even, below the fused kernel's 32, K d past its 64-column
+    -- tiles; the lower triangles of p are not read
+    for _, case in ipairs({{1, 1, 1}, {37, 5, 3}, {129, 32, 1}, {300, 33, 3},
+                           {131, 64, 2}, {257, 97, 5}, {1000, 130, 2}}) do
+      local n, d, k = table.unpack(case)
+      local x, mu, p = input({n, d}, "float64"), input({k, d}, "float64"), input({k, d, d}, "float64")
+      local what = ("mahalanobis %dx%d, K=%d"):format(n, d, k)
+      local c = ml.linalg.mahalanobis(x, mu, p)
+      agree(ml.linalg.mahalanobis(x:cuda(), mu:cuda(), p:cuda()), c, what, d)
+      local lower = ml.tril(ml.full({k, d, d}, 0 / 0, {dtype = "float64", device = "cpu"}), {k = -1})
+      agree(ml.linalg.mahalanobis(x:cuda(), mu:cuda(), (p:triu() + lower):cuda()), c,
+            what .. " lower triangle NaN", d)
+      -- a view one element into its buffer: rows not 16-byte aligned
+      local flat = input({n * d + 1}, "float64"):cuda()
+      local xv = flat:narrow(1, 2, n * d):reshape(n, d)
+      agree(ml.linalg.mahalanobis(xv, mu:cuda(), p:cuda()),
+            ml.linalg.mahalanobis(xv:cpu(), mu, p), what .. " offset view", d)
+      agree(ml.linalg.mahalanobis(x:t():contiguous():t():cuda(), mu:cuda(), p:cuda()), c,
+            what .. " transposed", d)
+      local x32, mu32, p32 = x:astype("float32"), mu:astype("float32"), p:astype("float32")
+      agree(ml.linalg.mahalanobis(x32:cuda(), mu32:cuda(), p32:cuda()),
+            ml.linalg.mahalanobis(x32, mu32, p32), what .. " float32", d)
+    end
+    same_error(function() return ml.linalg.mahalanobis(ml.ones(3, 2):cuda(), ml.ones(2, 3):cuda(),
+                                                       ml.ones(2, 2, 2):cuda()) end,
+               function() return ml.linalg.mahalanobis(ml.ones(3, 2, {device = "cpu"}),
+                                                       ml.ones(2, 3, {device = "cpu"}),
+                                                       ml.ones(2, 2, 2, {device = "cpu"})) end,
+               "mahalanobis shapes")
+    local ok, err = pcall(ml.linalg.mahalanobis, ml.ones(3, 2):cuda(),
+                          ml.ones(2, 2, {device = "cpu"}), ml.ones(2, 2, 2):cuda())
+    assert.is_false(ok)
+    assert.truthy(tostring(err):find("linalg.mahalanobis: arrays on different devices", 1, true),
+                  err)
+  end)
+
   it("eigh: the same values; vectors through A V = V diag(w)", function()
     for _, dt in ipairs(floats) do
       for _, batch in ipairs(BATCHES) do

@@ -193,6 +193,42 @@ describe("linalg identities", function()
     end
   end)
 
+  it("mahalanobis: |(x_i - mu_k) P_k|^2 through the upper triangles of p", function()
+    for _, dt in ipairs(DTYPES) do
+      for _, case in ipairs({{1, 1, 1}, {7, 3, 2}, {31, 5, 4}, {13, 1, 3}, {129, 33, 3},
+                             {70, 64, 1}}) do
+        local n, d, k = table.unpack(case)
+        local x, mu, p = randn({n, d}, dt), randn({k, d}, dt), randn({k, d, d}, dt)
+        local m = ml.linalg.mahalanobis(x, mu, p)
+        assert.same({n, k}, m.shape)
+        assert.equal(dt, m.dtype)
+        for i = 1, k do
+          local y = ml.matmul(x:astype("float64") - mu[i]:astype("float64"):reshape(1, d),
+                              p[i]:astype("float64"):triu())
+          local want = (y * y):sum(2)
+          assert.allclose(m:select(2, i):astype("float64"), want,
+                          {rtol = dt == "float32" and 1e-6 or 1e-13, atol = 0})
+        end
+        -- views, and the lower triangles unread
+        local nan = ml.tril(ml.full({k, d, d}, 0 / 0, {dtype = dt, device = DEV}), {k = -1})
+        assert.allclose(ml.linalg.mahalanobis(x, mu, p:triu() + nan),
+                        m, {rtol = 0, atol = 0})
+        assert.allclose(ml.linalg.mahalanobis(x:t():contiguous():t(), mu:t():contiguous():t(), p),
+                        m, {rtol = 0, atol = 0})
+      end
+    end
+    -- mixed dtypes compute and return float64; empty inputs give empty
+    -- or zero distances
+    local x, mu, p = randn({4, 3}, "float32"), randn({2, 3}, "float64"), randn({2, 3, 3}, "float32")
+    assert.equal("float64", ml.linalg.mahalanobis(x, mu, p).dtype)
+    assert.same({0, 2}, ml.linalg.mahalanobis(randn({0, 3}, "float64"), mu, p).shape)
+    assert.same({4, 0}, ml.linalg.mahalanobis(x, randn({0, 3}, "float64"),
+                                              randn({0, 3, 3}, "float64")).shape)
+    local z = ml.linalg.mahalanobis(randn({4, 0}, "float64"), randn({2, 0}, "float64"),
+                                    randn({2, 0, 0}, "float64"))
+    assert.array_equal(z, ml.zeros(4, 2, {dtype = "float64", device = DEV}))
+  end)
+
   it("eigh: A V = V diag(w), V orthonormal, w ascending", function()
     for _, dt in ipairs(DTYPES) do
       for _, batch in ipairs(BATCHES) do
@@ -483,6 +519,10 @@ describe("linalg errors", function()
       {"linalg.gram: x must be a matrix (n x d), got shape 5", ml.linalg.gram, v},
       {"linalg.gram: weights of shape 2x4 do not fit x of shape 3x4 (expected K x 3 or 3)",
        ml.linalg.gram, r, ml.ones(2, 4, {device = DEV})},
+      {"linalg.mahalanobis: expects x (n x d), mu (K x d) and p (K x d x d), got shapes 3x4, 5 and 3x3",
+       ml.linalg.mahalanobis, r, v, sq},
+      {"linalg.mahalanobis: expects x (n x d), mu (K x d) and p (K x d x d), got shapes 3x4, 2x4 and 3x4x4",
+       ml.linalg.mahalanobis, r, ml.ones(2, 4, {device = DEV}), ml.ones(3, 4, 4, {device = DEV})},
       {"linalg.lstsq: a has 3 rows but b has 5", ml.linalg.lstsq, r, v},
       {"linalg.lstsq: a must be a matrix, got shape 5", ml.linalg.lstsq, v, v},
       {"linalg.norm: invalid norm order 'fro' for vectors",

@@ -4,6 +4,7 @@
  * cos tanh sigmoid erf floor ceil round logical_not isnan isinf isfinite,
  * clamp, and ml.where. Lua numbers are weak scalars (see
  * core/elementwise.h); tables become arrays. */
+#include "../core/copy.h"
 #include "../core/elementwise.h"
 #include "l_array.h"
 

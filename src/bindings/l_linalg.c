@@ -82,6 +82,14 @@ static int l_gram(lua_State *L) {
   return 1;
 }
 
+static int l_mahalanobis(lua_State *L) {
+  ml_array *x = l_toarray(L, 1, NULL);
+  ml_array *mu = l_toarray(L, 2, x);
+  ml_array *p = l_toarray(L, 3, x);
+  l_check(L, ml_mahalanobis(l_newarray(L), x, mu, p));
+  return 1;
+}
+
 static int eigen(lua_State *L, const char *name, int vectors) {
   int opts = options(L, 1, name);
   ml_array *a = l_toarray(L, 1, NULL);
@@ -154,6 +162,7 @@ void l_open_linalg(lua_State *L, int module, int methods) {
                                    {"solve_triangular", l_solve_triangular},
                                    {"cholesky_solve", l_cholesky_solve},
                                    {"gram", l_gram},
+                                   {"mahalanobis", l_mahalanobis},
                                    {"eigh", l_eigh},
                                    {"eigvalsh", l_eigvalsh},
                                    {"solve", l_solve},

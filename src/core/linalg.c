@@ -32,7 +32,7 @@
 
 static const char *const linalg_entries[] = {
     "potrf", "triangle", "trsm",  "syrk",  "getrf",
-    "getrs", "syevd",    "geqrf", "orgqr", "gesvd"};
+    "getrs", "syevd",    "geqrf", "orgqr", "gesvd", "mahalanobis"};
 #define NENTRIES (sizeof linalg_entries / sizeof *linalg_entries)
 _Static_assert(offsetof(ml_linalg_backend, potrf) +
                        NENTRIES * sizeof(void (*)(void)) ==

@@ -46,6 +46,11 @@ int ml_cholesky_solve(ml_array *out, const ml_array *b, const ml_array *l,
  * symmetric to the last bit. (The weighted scatters of ml.linalg.gram are
  * products of blocks, in Lua: src/lua/moonlab/linalg.lua.) */
 int ml_gram(ml_array *out, const ml_array *x);
+/* out (n x K): |(x_i - mu_k) P_k|^2 for the rows x_i of x (n x d), the
+ * rows mu_k of mu (K x d) and the upper triangles of p (K x d x d; the
+ * lower ones are not read), computed as |x_i P_k - mu_k P_k|^2 in
+ * float64; float32 when every input is, else float64. */
+int ml_mahalanobis(ml_array *out, const ml_array *x, const ml_array *mu, const ml_array *p);
 
 /* The eigenvalues of each symmetric n x n matrix of a, ascending, and with
  * v (NULL: values only) the eigenvectors as v's columns, reading a's lower

@@ -75,7 +75,12 @@ typedef struct ml_linalg_backend {
    * gesvd: the singular value decomposition A = U S V^T of each m x n
    * matrix of a, m >= n (a then holds anything): s (batch x n, a's dtype)
    * descending; u NULL (values only), or m x m or m x n, with vt n x n.
-   * info (int32, batch): 0, or > 0 when the algorithm did not converge. */
+   * info (int32, batch): 0, or > 0 when the algorithm did not converge.
+ *
+ * mahalanobis: out[i][k] = |x_i P_k - c_k|^2 (n x K) for the rows x_i of
+ * x (n x d), the factors P (K x d x d, row-major, zero below their
+ * diagonals) and the rows c_k of c (K x d); every array float64,
+ * contiguous, d >= 1, n K >= 1. */
   int (*potrf)(const ml_matrices *a, int upper, const ml_array *info);
   int (*triangle)(const ml_matrices *a, int upper);
   int (*trsm)(const ml_matrices *a, const ml_matrices *b, int left, int upper,
@@ -92,6 +97,8 @@ typedef struct ml_linalg_backend {
   int (*orgqr)(const ml_matrices *a, int64_t k, const ml_array *tau);
   int (*gesvd)(const ml_matrices *a, const ml_array *s, const ml_matrices *u,
                const ml_matrices *vt, const ml_array *info);
+  int (*mahalanobis)(const ml_array *out, const ml_array *x, const ml_array *p,
+                     const ml_array *c);
 } ml_linalg_backend;
 
 /* Registers a backend's table (every entry filled, else an error naming

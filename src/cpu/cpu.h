@@ -52,6 +52,10 @@ int cpu_softmax(const ml_array *out, const ml_array *lse, const ml_array *in,
 /* cpu_blas.c */
 int cpu_gemm(const ml_gemm *g);
 
+/* linalg.mahalanobis (cpu_mahalanobis.c) */
+int cpu_mahalanobis(const ml_array *out, const ml_array *x, const ml_array *p,
+                    const ml_array *c);
+
 /* cpu_index.c */
 int cpu_index_select(const ml_array *out, const ml_array *in, int dim,
                      const ml_array *index);

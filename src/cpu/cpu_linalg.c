@@ -465,4 +465,5 @@ const ml_linalg_backend cpu_linalg_backend = {
     .geqrf = cpu_geqrf,
     .orgqr = cpu_orgqr,
     .gesvd = cpu_gesvd,
+    .mahalanobis = cpu_mahalanobis,
 };

@@ -22,10 +22,13 @@
 -- below lose less to cancellation; each method shifts its own X. One EM
 -- iteration is a handful of large operations on the device (n samples,
 -- d features, K components):
---   E-step  full: the stacked factors [-mu_k P_k; P_k] (d+1 x Kd),
---           transposed, times [1, X]^T (d+1 x n), a GEMM for each block
---           of the factors' columns (skipping their zero triangles), then
---           the norms of its K x n pieces, one reduction a block; tied: X P (one
+--   E-step  full: in float64 |X P_k - mu_k P_k|^2 by ml.linalg.mahalanobis
+--           (on a Hopper one kernel whose products never leave the
+--           registers); in float32 the stacked factors [-mu_k P_k; P_k]
+--           (d+1 x Kd), transposed, times [1, X]^T (d+1 x n), a GEMM for
+--           each block of the factors' columns (skipping their zero
+--           triangles), then the norms of its K x n pieces, one reduction
+--           a block; tied: X P (one
 --           GEMM), minus each mu_k P, then the same norms; diag and
 --           spherical: [X, X^2, 1] (n x 2d+1) times a 2d+1 x K matrix,
 --           one GEMM that gives the weighted log densities themselves.
@@ -265,7 +268,11 @@ end
 local function log_prob(t, data, mu, P, lw)
   local n, d, K = data.n, data.d, mu:size(1)
   local maha
-  if t == "full" then
+  if t == "full" and data.dtype == "float64" then
+    -- |Xc P_k - mu_k P_k|^2 in one pass: on a Hopper, products and
+    -- squares in registers, nothing n x K d written (ml.linalg.mahalanobis)
+    maha = ml.linalg.mahalanobis(data.Xc, mu, P)
+  elseif t == "full" then
     -- Y^T = [-mu_k P_k; P_k]^T [1, X]^T for all k, one GEMM a block of b
     -- of the factors' columns, c0..c1 (about linalg.column_block's, evened
     -- out): those of an upper triangular P_k take rows 1..c1 only (15/32

@@ -111,6 +111,27 @@ local g = ml.linalg.gram(x, ml.array({{1, 1}, {0, 2}}))
 print(g.shape[1], g[{1, 1, 2}], g[{2, 2, 2}])  --> 2 14.0 32.0]],
     },
     {
+      name = "linalg.mahalanobis",
+      usage = {"ml.linalg.mahalanobis(x, mu, p)"},
+      doc = [[
+The squared Mahalanobis distances |(x_i - mu_k) P_k|^2 of the rows x_i
+of x (n x d) to the rows mu_k of mu (K x d), through the Cholesky factors
+P_k of the precisions (p, K x d x d: P_k P_k^T is the inverse covariance,
+as scikit-learn's precisions_cholesky; only the upper triangles are read):
+the quadratic term of a Gaussian mixture's log densities. Computed as
+|x_i P_k - mu_k P_k|^2 in float64 whatever the inputs' dtype; the result
+is float32 when all three are, else float64. On a GPU of compute
+capability 9.0 and up (d >= 32) one kernel computes the products on the
+float64 tensor cores and sums their squares in registers, so the n x K d
+products are never written.]],
+      returns = "a new n x K array.",
+      example = [[
+local x = ml.array({{1, 2}, {3, 4}})
+local p = ml.array({{{1, 0}, {0, 1}}, {{2, 1}, {0, 1}}})
+local m = ml.linalg.mahalanobis(x, ml.array({{1, 2}, {0, 0}}), p)
+print(m[{1, 1}], m[{2, 1}], m[{1, 2}])  --> 0.0 8.0 13.0]],
+    },
+    {
       name = "linalg.eigh",
       usage = {"ml.linalg.eigh(a [, opts])"},
       doc = [[
