@@ -16,7 +16,8 @@
  * (P_k is upper triangular: column j needs rows 0..j), in stages of 16
  * through a 3-deep cp.async pipeline; its epilogue writes one sum of
  * squares per 16 columns and sample, and a last kernel adds each
- * factor's, in a fixed order: the result is the same every run. Elsewhere
+ * factor's, in a fixed order: the result is the same every run. The
+ * samples go through in chunks whose partial sums fit PART_DOUBLES. Elsewhere
  * each factor is a cuBLAS product of a block of rows, then each row's sum. */
 #include <cuda_runtime.h>
 
@@ -32,6 +33,7 @@ constexpr int STAGES = 3;     /* stages in flight */
 constexpr int THREADS = 128;  /* 2 x 2 warps of 32 columns by 64 samples */
 constexpr int FUSED_MIN_D = 32;
 constexpr int64_t FALLBACK_ROWS = 8192;
+constexpr int64_t PART_DOUBLES = (int64_t)1 << 25; /* 256 MiB of partial sums */
 
 struct Tiles {
   const double *x;  /* n x ldx, ldx even, rows 16-byte aligned */
@@ -244,37 +246,45 @@ int aligned_rows(cuda_dev *dev, const double *x, int64_t n, int64_t d, cuda_scra
   return rc;
 }
 
+/* The samples go through in chunks whose partial sums take at most
+ * PART_DOUBLES. */
 int fused(cuda_dev *dev, double *out, const double *x, const double *p, const double *c,
           int64_t n, int64_t d, int64_t k) {
   const int64_t dp = (d + 15) / 16 * 16, kp = dp;
   const int64_t mtiles = k * dp / 16, tiles_f = (mtiles + FM / 16 - 1) / (FM / 16);
-  const int64_t cols = tiles_f * FM, tiles_x = (n + XN - 1) / XN;
+  const int64_t cols = tiles_f * FM;
+  int64_t rows = PART_DOUBLES / mtiles / XN * XN;
+  rows = rows < XN ? XN : rows > n ? n : rows;
   cuda_scratch pad, f, cpad, part;
   Tiles t = {};
-  int rc = aligned_rows(dev, x, n, d, pad, &t.x, &t.ldx);
+  const double *xs;
+  int rc = aligned_rows(dev, x, n, d, pad, &xs, &t.ldx);
   if (!rc) rc = f.get(dev->index, (size_t)(cols * kp) * sizeof(double), OP);
   if (!rc) rc = cpad.get(dev->index, (size_t)cols * sizeof(double), OP);
-  if (!rc) rc = part.get(dev->index, (size_t)(mtiles * n) * sizeof(double), OP);
+  if (!rc) rc = part.get(dev->index, (size_t)(mtiles * rows) * sizeof(double), OP);
   if (!rc)
     rc = cuda_launch<factor_tiles>(dev, grid_for(cols * kp, 256, dev), 256, 0, OP, p, c, d, dp,
                                    kp, cols, k, f.as<double>(), cpad.as<double>());
   t.f = f.as<const double>();
   t.c = cpad.as<const double>();
   t.part = part.as<double>();
-  t.n = n;
   t.d = (int)d;
   t.dp = (int)dp;
   t.kp = (int)kp;
   t.mtiles = (int)mtiles;
-  t.tiles_x = (int)tiles_x;
   t.tiles_f = (int)tiles_f;
   const size_t smem = (size_t)STAGES * (FM + XN) * 16 * sizeof(double);
-  if (!rc)
-    rc = cuda_launch<distance_tiles>(dev, dim3((unsigned)(tiles_x * tiles_f)), THREADS, smem,
+  for (int64_t i0 = 0; !rc && i0 < n; i0 += rows) {
+    t.n = n - i0 < rows ? n - i0 : rows;
+    t.x = xs + i0 * t.ldx;
+    t.tiles_x = (int)((t.n + XN - 1) / XN);
+    rc = cuda_launch<distance_tiles>(dev, dim3((unsigned)(t.tiles_x * tiles_f)), THREADS, smem,
                                      OP, t);
-  if (!rc)
-    rc = cuda_launch<factor_sums>(dev, grid_for(n * k, 256, dev), 256, 0, OP,
-                                  part.as<const double>(), out, n, k, dp / 16, (d + 15) / 16);
+    if (!rc)
+      rc = cuda_launch<factor_sums>(dev, grid_for(t.n * k, 256, dev), 256, 0, OP,
+                                    part.as<const double>(), out + i0 * k, t.n, k, dp / 16,
+                                    (d + 15) / 16);
+  }
   return rc;
 }
 

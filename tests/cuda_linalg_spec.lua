@@ -158,6 +158,13 @@ describe("cuda linalg", function()
       agree(ml.linalg.mahalanobis(x32:cuda(), mu32:cuda(), p32:cuda()),
             ml.linalg.mahalanobis(x32, mu32, p32), what .. " float32", d)
     end
+    -- more partial sums than one chunk of samples holds (2^25 doubles)
+    local x, mu, p = input({270000, 32}, "float64"), input({64, 32}, "float64"),
+                     input({64, 32, 32}, "float64")
+    local c = ml.linalg.mahalanobis(x, mu, p)
+    local worst = (ml.linalg.mahalanobis(x:cuda(), mu:cuda(), p:cuda()) - c:cuda()):abs():max()
+    assert.is_true(worst <= EPS.float64 * 40 * scale(c),
+                   ("mahalanobis 270000x32, K=64: %g"):format(worst))
     same_error(function() return ml.linalg.mahalanobis(ml.ones(3, 2):cuda(), ml.ones(2, 3):cuda(),
                                                        ml.ones(2, 2, 2):cuda()) end,
                function() return ml.linalg.mahalanobis(ml.ones(3, 2, {device = "cpu"}),
