@@ -75,6 +75,10 @@ int ml_contiguous(ml_array *out, const ml_array *a) {
   return ml_clone(out, a);
 }
 
+int ml_contiguous_as(ml_array *out, const ml_array *a, ml_dtype t) {
+  return a->dtype == t ? ml_contiguous(out, a) : ml_astype(out, a, t);
+}
+
 int ml_fill(const char *op, const ml_array *dst, ml_scalar v) {
   const ml_backend *be;
   int rc = ml_scalar_check_store(op, v, dst->dtype);

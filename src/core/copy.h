@@ -12,6 +12,8 @@ int ml_copy(const char *op, const ml_array *dst, const ml_array *src);
 int ml_astype(ml_array *out, const ml_array *a, ml_dtype t);
 /* out: a itself (shared) when already contiguous, else a contiguous copy. */
 int ml_contiguous(ml_array *out, const ml_array *a);
+/* out: a's values, contiguous, of dtype t: a itself when it is so. */
+int ml_contiguous_as(ml_array *out, const ml_array *a, ml_dtype t);
 /* out: a contiguous copy of a. */
 int ml_clone(ml_array *out, const ml_array *a);
 /* Sets every element of the view dst to v, which must be storable in its

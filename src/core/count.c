@@ -9,11 +9,6 @@
 #include "copy.h"
 #include "status.h"
 
-/* out: a contiguous with dtype t (shared when it already is). */
-static int as_contiguous(ml_array *out, const ml_array *a, ml_dtype t) {
-  return a->dtype == t ? ml_contiguous(out, a) : ml_astype(out, a, t);
-}
-
 int ml_searchsorted(ml_array *out, const ml_array *a, const ml_array *v,
                     int right) {
   char sa[ML_SHAPE_STR_MAX];
@@ -26,8 +21,8 @@ int ml_searchsorted(ml_array *out, const ml_array *a, const ml_array *v,
                    ml_shape_str(a->ndim, a->shape, sa, sizeof sa));
   ml_dtype t = ml_dtype_promote(a->dtype, v->dtype);
   ml_array ca = {0}, cv = {0}, r = {0};
-  rc = as_contiguous(&ca, a, t);
-  if (!rc) rc = as_contiguous(&cv, v, t);
+  rc = ml_contiguous_as(&ca, a, t);
+  if (!rc) rc = ml_contiguous_as(&cv, v, t);
   if (!rc) rc = ml_array_empty(&r, ML_INT64, v->ndim, v->shape,
                                ml_array_device(v));
   if (!rc && ml_array_numel(v) > 0) rc = be->searchsorted(&r, &ca, &cv, right);
@@ -72,9 +67,9 @@ int ml_histogram(ml_array *out, const ml_array *a, const ml_array *weights,
                    "for float32", denom);
   int64_t nbins = edges->shape[0] - 1;
   ml_array ca = {0}, ce = {0}, cw = {0}, r = {0};
-  rc = as_contiguous(&ca, a, t);
+  rc = ml_contiguous_as(&ca, a, t);
   if (!rc) rc = ml_contiguous(&ce, edges);
-  if (!rc && weights) rc = as_contiguous(&cw, weights, ML_FLOAT64);
+  if (!rc && weights) rc = ml_contiguous_as(&cw, weights, ML_FLOAT64);
   if (!rc) rc = ml_array_empty(&r, weights ? ML_FLOAT64 : ML_INT64, 1, &nbins,
                                ml_array_device(a));
   if (!rc) rc = be->histogram(&r, &ca, weights ? &cw : NULL, &ce, denom);

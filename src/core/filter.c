@@ -90,11 +90,6 @@ static ml_dtype float_of(ml_dtype t) {
   return ml_dtype_is_float(t) ? t : ML_FLOAT64;
 }
 
-/* out: a's values, contiguous, of dtype t (a itself when it is so). */
-static int as_contiguous(ml_array *out, const ml_array *a, ml_dtype t) {
-  return a->dtype == t ? ml_contiguous(out, a) : ml_astype(out, a, t);
-}
-
 /* a (contiguous) viewed as n0 x n1 x n2. */
 static int view3(const char *op, ml_array *out, const ml_array *a,
                  int64_t n0, int64_t n1, int64_t n2) {
@@ -180,8 +175,8 @@ int ml_ndimage_correlate(const char *op, ml_array *out, const ml_array *x,
     int64_t n[3], k[3];
     shape3(x, n);
     shape3(w, k);
-    rc = as_contiguous(&xc, x, t);
-    if (!rc) rc = as_contiguous(&wc, w, ML_FLOAT64);
+    rc = ml_contiguous_as(&xc, x, t);
+    if (!rc) rc = ml_contiguous_as(&wc, w, ML_FLOAT64);
     if (!rc) rc = view3(op, &x3, &xc, n[0], n[1], n[2]);
     if (!rc) rc = view3(op, &w3, &wc, k[0], k[1], k[2]);
     if (!rc) rc = view3(op, &r3, &r, n[0], n[1], n[2]);
@@ -237,7 +232,7 @@ static int sep_call(const sep_run *s, ml_array *cur, int a, int b) {
   if (!rc) rc = view3(s->op, &out3, &next, n[0], n[1], n[2]);
   for (int i = 0; i < 2 && !rc; i++) {
     if (axes[i] < 0) continue;
-    rc = as_contiguous(&m1[i], s->masks[axes[i]], ML_FLOAT64);
+    rc = ml_contiguous_as(&m1[i], s->masks[axes[i]], ML_FLOAT64);
     f.mask[i] = &m1[i];
     f.start[i] = s->start[axes[i]];
     f.mode[i] = s->modes[axes[i]];
@@ -296,7 +291,7 @@ int ml_ndimage_separable(const char *op, ml_array *out, const ml_array *x,
   for (int d = 0; d < nd; d++) any = any || masks[d];
   /* a copy when no pass will replace it */
   ml_array cur = {0};
-  rc = any && ml_array_numel(x) > 0 ? as_contiguous(&cur, x, t)
+  rc = any && ml_array_numel(x) > 0 ? ml_contiguous_as(&cur, x, t)
                                     : ml_astype(&cur, x, t);
   int64_t start[ML_MAX_DIMS];
   for (int d = 0; d < nd; d++)
@@ -334,7 +329,7 @@ int ml_moving_sum(const char *op, ml_array *out, const ml_array *x, int axis,
   if (!rc && ml_array_numel(x) > 0) {
     int64_t n[3];
     lines_of(x, axis, n);
-    rc = as_contiguous(&xc, x, t);
+    rc = ml_contiguous_as(&xc, x, t);
     if (!rc) rc = view3(op, &x3, &xc, n[0], n[1], n[2]);
     if (!rc) rc = view3(op, &r3, &r, n[0], n[1], n[2]);
     if (!rc) {
@@ -414,8 +409,8 @@ int ml_signal_correlate(const char *op, ml_array *out, const ml_array *x,
   if (t == ML_FLOAT32) fill = (float)fill;
   ml_array r = {0}, xc = {0}, wc = {0}, x3 = {0}, w3 = {0}, r3 = {0};
   rc = ml_array_empty(&r, t, x->ndim, len + 3 - x->ndim, ml_array_device(x));
-  if (!rc) rc = as_contiguous(&xc, x, t);
-  if (!rc) rc = as_contiguous(&wc, w, ML_FLOAT64);
+  if (!rc) rc = ml_contiguous_as(&xc, x, t);
+  if (!rc) rc = ml_contiguous_as(&wc, w, ML_FLOAT64);
   if (!rc) rc = view3(op, &x3, &xc, n[0], n[1], n[2]);
   if (!rc) rc = view3(op, &w3, &wc, k[0], k[1], k[2]);
   if (!rc) rc = view3(op, &r3, &r, len[0], len[1], len[2]);

@@ -273,10 +273,7 @@ static int solve_operand(const char *op, ml_array *out, const ml_array *a,
   } else {
     rc = expand_batch(op, &e, a, nb, batch);
   }
-  if (!rc && e.dtype == t)
-    rc = ml_contiguous(out, &e);
-  else if (!rc)
-    rc = ml_astype(out, &e, t);
+  if (!rc) rc = ml_contiguous_as(out, &e, t);
   ml_array_release(&e);
   return rc;
 }

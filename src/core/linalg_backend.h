@@ -76,11 +76,11 @@ typedef struct ml_linalg_backend {
    * matrix of a, m >= n (a then holds anything): s (batch x n, a's dtype)
    * descending; u NULL (values only), or m x m or m x n, with vt n x n.
    * info (int32, batch): 0, or > 0 when the algorithm did not converge.
- *
- * mahalanobis: out[i][k] = |x_i P_k - c_k|^2 (n x K) for the rows x_i of
- * x (n x d), the factors P (K x d x d, row-major, zero below their
- * diagonals) and the rows c_k of c (K x d); every array float64,
- * contiguous, d >= 1, n K >= 1. */
+   *
+   * mahalanobis: out[i][k] = |x_i P_k - c_k|^2 (n x K) for the rows x_i
+   * of x (n x d), the factors P (K x d x d, row-major, zero below their
+   * diagonals) and the rows c_k of c (K x d); every array float64,
+   * contiguous, d >= 1, n K >= 1. */
   int (*potrf)(const ml_matrices *a, int upper, const ml_array *info);
   int (*triangle)(const ml_matrices *a, int upper);
   int (*trsm)(const ml_matrices *a, const ml_matrices *b, int left, int upper,

@@ -3,8 +3,6 @@
  * mixture's log densities: validation, dtypes and the means' products;
  * the backend's linalg area computes the distances (its mahalanobis
  * entry, linalg_backend.h). */
-#include <string.h>
-
 #include "copy.h"
 #include "linalg.h"
 #include "linalg_backend.h"
@@ -38,7 +36,8 @@ static int upper_factors(ml_array *out, const ml_array *p, const ml_linalg_backe
   return lb->triangle(&m, 0);
 }
 
-/* c = mu_k P_k for each k (K x d): a batch of 1 x d by d x d products. */
+/* c = mu_k P_k for each k (K x d, contiguous: a view of matmul's new
+ * result): a batch of 1 x d by d x d products. */
 static int mean_products(ml_array *out, const ml_array *mu, const ml_array *pu) {
   const char *op = "linalg.mahalanobis";
   int64_t k = mu->shape[0], d = mu->shape[1];
@@ -63,22 +62,20 @@ int ml_mahalanobis(ml_array *out, const ml_array *x, const ml_array *mu, const m
   int single = x->dtype == ML_FLOAT32 && mu->dtype == ML_FLOAT32 && p->dtype == ML_FLOAT32;
   int64_t n = x->shape[0], k = mu->shape[0], d = x->shape[1];
   int64_t shape[2] = {n, k};
-  ml_array r = {0}, xc = {0}, muc = {0}, pu = {0}, c = {0}, cc = {0};
+  ml_array r = {0}, xc = {0}, muc = {0}, pu = {0}, c = {0};
   rc = ml_array_empty(&r, ML_FLOAT64, 2, shape, ml_array_device(x));
   if (!rc && n * k > 0 && d == 0) rc = ml_fill(op, &r, ml_scalar_int(0));
   if (!rc && n * k > 0 && d > 0) {
-    rc = ml_astype(&xc, x, ML_FLOAT64);
-    if (!rc) rc = ml_astype(&muc, mu, ML_FLOAT64);
+    rc = ml_contiguous_as(&xc, x, ML_FLOAT64);
+    if (!rc) rc = ml_contiguous_as(&muc, mu, ML_FLOAT64);
     if (!rc) rc = upper_factors(&pu, p, lb);
     if (!rc) rc = mean_products(&c, &muc, &pu);
-    if (!rc) rc = ml_contiguous(&cc, &c);
-    if (!rc) rc = lb->mahalanobis(&r, &xc, &pu, &cc);
+    if (!rc) rc = lb->mahalanobis(&r, &xc, &pu, &c);
   }
   ml_array_release(&xc);
   ml_array_release(&muc);
   ml_array_release(&pu);
   ml_array_release(&c);
-  ml_array_release(&cc);
   if (!rc && single) {
     ml_array f = {0};
     rc = ml_astype(&f, &r, ML_FLOAT32);
