@@ -121,6 +121,25 @@ int cuda_contiguous(cuda_dev *d, const ml_array *a, cuda_scratch &tmp, const voi
   return cuda_copy(&dst, a);
 }
 
+int cuda_aligned_rows(cuda_dev *d, const double *x, int64_t n, int64_t cols, cuda_scratch &pad,
+                      const double **rows, int64_t *ld, const char *op) {
+  if (cols % 2 == 0 && (uintptr_t)x % 16 == 0) {
+    *rows = x;
+    *ld = cols;
+    return ML_OK;
+  }
+  *ld = cols + cols % 2;
+  int rc = pad.get(d->index, (size_t)(n * *ld) * sizeof(double), op);
+  if (!rc) rc = cuda_check(cudaMemsetAsync(pad.ptr, 0, pad.nbytes, d->stream), op);
+  if (!rc)
+    rc = cuda_check(cudaMemcpy2DAsync(pad.ptr, (size_t)*ld * sizeof(double), x,
+                                      (size_t)cols * sizeof(double), (size_t)cols * sizeof(double),
+                                      (size_t)n, cudaMemcpyDeviceToDevice, d->stream),
+                    op);
+  *rows = pad.as<const double>();
+  return rc;
+}
+
 extern "C" int cuda_download(void *host, const ml_array *src) {
   cuda_dev *d;
   int rc = cuda_enter(array_device(src), &d);

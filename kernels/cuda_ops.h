@@ -84,10 +84,11 @@ int cuda_knn_filter(const ml_knn_filter *f);
 int cuda_knn_sample(const ml_knn_sample *s);
 
 /* linalg.cu: the linear-algebra area's table, which takes mahalanobis
- * from mahalanobis.cu. */
+ * from mahalanobis.cu and weighted_gram from gram_weighted.cu. */
 extern const ml_linalg_backend cuda_linalg_backend;
 int cuda_mahalanobis(const ml_array *out, const ml_array *x, const ml_array *p,
                      const ml_array *c);
+int cuda_weighted_gram(const ml_array *out, const ml_array *x, const ml_array *w);
 
 /* conv.cu: the convolution area's table. */
 extern const ml_conv_backend cuda_conv_backend;

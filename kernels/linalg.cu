@@ -650,5 +650,5 @@ static int cuda_gesvd(const ml_matrices *a, const ml_array *s, const ml_matrices
 const ml_linalg_backend cuda_linalg_backend = {
     cuda_potrf, cuda_triangle, cuda_trsm,  cuda_syrk,  cuda_getrf,
     cuda_getrs, cuda_syevd,    cuda_geqrf, cuda_orgqr, cuda_gesvd,
-    cuda_mahalanobis,
+    cuda_mahalanobis, cuda_weighted_gram,
 };

@@ -5,7 +5,7 @@
  *
  * On compute capability 9.0 and up, for d >= FUSED_MIN_D, one kernel
  * computes the products x P_k on the float64 tensor cores (mma.sync
- * m16n8k8) and squares and sums them in registers: the n x K d products
+ * m16n8k16) and squares and sums them in registers: the n x K d products
  * never reach memory. The K factors' columns are stacked (each padded to
  * dp, a multiple of 16) and laid out by a first kernel in the order the
  * MMA's A fragments want them, so that a thread's four values of a
@@ -24,6 +24,8 @@
 #include "blas.cuh"
 #include "launch.cuh"
 #include "scratch.cuh"
+#include "stream.cuh"
+#include "warp.cuh"
 
 namespace {
 
@@ -69,11 +71,6 @@ __global__ void factor_tiles(const double *p, const double *c, int64_t d, int64_
 constexpr int GROUP = 8; /* sample tiles that take every column tile in turn */
 constexpr int BK = 16;   /* k a stage */
 
-__device__ __forceinline__ void copy16(double *dst, const double *src, int bytes) {
-  const unsigned a = (unsigned)__cvta_generic_to_shared(dst);
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(a), "l"(src), "r"(bytes));
-}
-
 /* Stage kt of the factor tiles from column f0: 4 tiles of 2 KB, the 16
  * bytes of unit u at u ^ (u / 8 % 2) of their kilobyte, so that a
  * quarter warp's reads (units 2 L + s of lanes L) fall on distinct banks. */
@@ -82,7 +79,7 @@ __device__ __forceinline__ void load_factors(double *s, const Tiles &t, int f0, 
   for (int j = 0; j < FM / 16; j++) {
     const double *src = t.f + ((int64_t)(f0 / 16 + j) * (t.kp / 8) + 2 * kt) * 128 + 2 * tid;
     const int u = tid & 63;
-    copy16(s + j * 256 + (tid & 64) * 2 + 2 * (u ^ ((u >> 3) & 1)), src, 16);
+    cp_async16(s + j * 256 + (tid & 64) * 2 + 2 * (u ^ ((u >> 3) & 1)), src);
   }
 }
 
@@ -96,17 +93,10 @@ __device__ __forceinline__ void load_samples(double *s, const Tiles &t, int64_t 
 #pragma unroll
   for (int j = 0; j < XN / 16; j++) {
     const bool ok = k < t.ldx && x0 + r + 16 * j < t.n;
-    copy16(dst + j * 16 * 16, ok ? src + j * 16 * t.ldx : t.x, ok ? 16 : 0);
+    cp_async16_or_zero(dst + j * 16 * 16, ok ? src + j * 16 * t.ldx : t.x, ok);
   }
 }
 
-__device__ __forceinline__ void mma(double (&c)[4], const double (&a)[4], double2 b) {
-  asm volatile(
-      "mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
-      "{%0,%1,%2,%3};\n"
-      : "+d"(c[0]), "+d"(c[1]), "+d"(c[2]), "+d"(c[3])
-      : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(b.x), "d"(b.y));
-}
 #endif
 
 /* One CTA: columns f0 .. f0 + 63 of the stacked factors by samples x0 ..
@@ -135,44 +125,47 @@ __global__ void __launch_bounds__(THREADS, 2) distance_tiles(Tiles t) {
       load_factors(sf + s * FM * 16, t, f0, s, tid);
       load_samples(sx + s * XN * 16, t, x0, s, tid);
     }
-    asm volatile("cp.async.commit_group;\n" ::);
+    cp_async_commit();
   }
   const int swf = g & 1, swx = (g & 1) << 2;
   for (int kt = 0; kt < nk; kt++) {
-    asm volatile("cp.async.wait_group %0;\n" ::"n"(STAGES - 2));
+    cp_async_wait<STAGES - 2>();
     __syncthreads();
     const int next = kt + STAGES - 1;
     if (next < nk) {
       load_factors(sf + next % STAGES * FM * 16, t, f0, next, tid);
       load_samples(sx + next % STAGES * XN * 16, t, x0, next, tid);
     }
-    asm volatile("cp.async.commit_group;\n" ::);
+    cp_async_commit();
     const double *F = sf + kt % STAGES * FM * 16 + wm * 2 * 256;
     const double *X = sx + kt % STAGES * XN * 16 + (wn * 64 + g) * 16;
+    /* one m16n8k16 a block: its halves are the stage's two groups of 8 */
+    double a[2][8], b[8][4];
 #pragma unroll
     for (int h = 0; h < 2; h++) {
-      double a[2][4];
-      double2 b[8];
 #pragma unroll
       for (int i = 0; i < 2; i++) {
         const double *blk = F + i * 256 + h * 128;
         const double2 lo = *(const double2 *)(blk + 2 * ((2 * lane) ^ swf));
         const double2 hi = *(const double2 *)(blk + 2 * ((2 * lane + 1) ^ swf));
-        a[i][0] = lo.x;
-        a[i][1] = lo.y;
-        a[i][2] = hi.x;
-        a[i][3] = hi.y;
+        a[i][4 * h] = lo.x;
+        a[i][4 * h + 1] = lo.y;
+        a[i][4 * h + 2] = hi.x;
+        a[i][4 * h + 3] = hi.y;
       }
 #pragma unroll
-      for (int j = 0; j < 8; j++)
-        b[j] = *(const double2 *)(X + j * 8 * 16 + 2 * ((4 * h + q) ^ swx));
-#pragma unroll
-      for (int i = 0; i < 2; i++)
-#pragma unroll
-        for (int j = 0; j < 8; j++) mma(acc[i][j], a[i], b[j]);
+      for (int j = 0; j < 8; j++) {
+        const double2 v = *(const double2 *)(X + j * 8 * 16 + 2 * ((4 * h + q) ^ swx));
+        b[j][2 * h] = v.x;
+        b[j][2 * h + 1] = v.y;
+      }
     }
+#pragma unroll
+    for (int i = 0; i < 2; i++)
+#pragma unroll
+      for (int j = 0; j < 8; j++) tc_mma_f64(acc[i][j], a[i], b[j]);
   }
-  asm volatile("cp.async.wait_group 0;\n" ::);
+  cp_async_wait<0>();
   /* rows g and g + 8 of m-tile i are columns col and col + 8; lanes of
    * one q hold one pair of samples: their sums meet across g */
 #pragma unroll
@@ -225,27 +218,6 @@ __global__ void row_distances(const double *y, const double *c, double *out, int
 
 const char *const OP = "linalg.mahalanobis";
 
-/* x as rows of an even number of doubles, 16-byte aligned: x itself, or
- * a copy with a zero column. */
-int aligned_rows(cuda_dev *dev, const double *x, int64_t n, int64_t d, cuda_scratch &pad,
-                 const double **rows, int64_t *ld) {
-  if (d % 2 == 0 && (uintptr_t)x % 16 == 0) {
-    *rows = x;
-    *ld = d;
-    return ML_OK;
-  }
-  *ld = d + d % 2;
-  int rc = pad.get(dev->index, (size_t)(n * *ld) * sizeof(double), OP);
-  if (!rc) rc = cuda_check(cudaMemsetAsync(pad.ptr, 0, pad.nbytes, dev->stream), OP);
-  if (!rc)
-    rc = cuda_check(cudaMemcpy2DAsync(pad.ptr, (size_t)*ld * sizeof(double), x,
-                                      (size_t)d * sizeof(double), (size_t)d * sizeof(double),
-                                      (size_t)n, cudaMemcpyDeviceToDevice, dev->stream),
-                    OP);
-  *rows = pad.as<const double>();
-  return rc;
-}
-
 /* The samples go through in chunks whose partial sums take at most
  * PART_DOUBLES. */
 int fused(cuda_dev *dev, double *out, const double *x, const double *p, const double *c,
@@ -258,7 +230,7 @@ int fused(cuda_dev *dev, double *out, const double *x, const double *p, const do
   cuda_scratch pad, f, cpad, part;
   Tiles t = {};
   const double *xs;
-  int rc = aligned_rows(dev, x, n, d, pad, &xs, &t.ldx);
+  int rc = cuda_aligned_rows(dev, x, n, d, pad, &xs, &t.ldx, OP);
   if (!rc) rc = f.get(dev->index, (size_t)(cols * kp) * sizeof(double), OP);
   if (!rc) rc = cpad.get(dev->index, (size_t)cols * sizeof(double), OP);
   if (!rc) rc = part.get(dev->index, (size_t)(mtiles * rows) * sizeof(double), OP);

@@ -35,4 +35,10 @@ struct cuda_scratch {
  * (copy.cu). */
 int cuda_contiguous(cuda_dev *d, const ml_array *a, cuda_scratch &tmp, const void **data);
 
+/* The n rows of x (cols doubles each, contiguous) as rows of an even
+ * number of doubles, 16-byte aligned, for kernels that copy 16 bytes at a
+ * time: x itself (*ld = cols), or a copy in pad with a zero column (copy.cu). */
+int cuda_aligned_rows(cuda_dev *d, const double *x, int64_t n, int64_t cols, cuda_scratch &pad,
+                      const double **rows, int64_t *ld, const char *op);
+
 #endif

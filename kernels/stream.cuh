@@ -1,6 +1,6 @@
 /* What the kernels that stream their input through shared memory share
  * (filter_line.cu, filter_strip.cu, scan_lookback.cu, binary_mm.cuh,
- * knn_nearest_tc.cu): copies from global to shared memory that do not
+ * knn_nearest_tc.cu, mahalanobis.cu, gram_weighted.cu): copies from global to shared memory that do not
  * wait (cp.async, sm_80 on), so that a block's next stretch of input is
  * on its way while it computes on the last, and how many of their blocks
  * an SM holds at once, which sizes their grids. */
@@ -43,6 +43,12 @@ static __device__ __forceinline__ void cp_async4_or_zero(void *dst, const void *
   asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(
                    (unsigned)__cvta_generic_to_shared(dst)),
                "l"(src), "r"(ok ? 4 : 0));
+}
+
+static __device__ __forceinline__ void cp_async8_or_zero(void *dst, const void *src, bool ok) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(
+                   (unsigned)__cvta_generic_to_shared(dst)),
+               "l"(src), "r"(ok ? 8 : 0));
 }
 
 /* Closes the group of the copies this thread has issued since the last. */

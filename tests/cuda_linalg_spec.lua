@@ -113,8 +113,12 @@ describe("cuda linalg", function()
   end)
 
   it("gram: the same scatters, symmetric to the bit; cov likewise", function()
+    -- d below the fused kernel's 32 (syrkx) and past it: n short of a
+    -- 16-sample stage, d odd (rows padded to 16 bytes), past its 64 x 64
+    -- tiles, samples in several chunks with a short last one
     for _, dt in ipairs(floats) do
-      for _, case in ipairs({{1, 1, 1}, {37, 5, 3}, {1000, 31, 10}, {257, 130, 2}}) do
+      for _, case in ipairs({{1, 1, 1}, {37, 5, 3}, {1000, 31, 10}, {257, 130, 2}, {5, 40, 3},
+                             {300, 33, 4}, {5000, 70, 4}, {129, 64, 1}}) do
         local n, d, k = table.unpack(case)
         local x, w = input({n, d}, dt), input({k, n}, dt, 0, 1)
         local what = ("gram %s %dx%d, K=%d"):format(dt, n, d, k)
@@ -131,6 +135,15 @@ describe("cuda linalg", function()
               "weighted cov " .. what, n)
       end
     end
+    -- rows not 16-byte aligned (a view one element into its buffer), and
+    -- the weights a transposed view
+    local flat = input({300 * 48 + 1}, "float64"):cuda()
+    local xv, w = flat:narrow(1, 2, 300 * 48):reshape(300, 48), input({300, 3}, "float64")
+    agree(ml.linalg.gram(xv, w:cuda():t()), ml.linalg.gram(xv:cpu(), w:t()), "gram offset view", 300)
+    -- more partial sums than one launch holds (2^25 doubles): two groups
+    -- of components
+    local x, wk = input({64, 1024}, "float64"), input({64, 64}, "float64", 0, 1)
+    agree(ml.linalg.gram(x:cuda(), wk:cuda()), ml.linalg.gram(x, wk), "gram 64x1024, K=64", 64)
   end)
 
   it("mahalanobis: the same distances, fused (d >= 32) and blocked", function()

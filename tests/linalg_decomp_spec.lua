@@ -189,8 +189,22 @@ describe("linalg identities", function()
         -- the transpose of a contiguous array goes to BLAS as it is
         local xt = randn({d, n}, dt)
         close(ml.linalg.gram(xt:t()), ml.matmul(xt, xt:t()), dt)
+        -- views, one component as a vector
+        local wt = randn({n, k}, dt)
+        close(ml.linalg.gram(xt:t(), wt:t()), ml.linalg.gram(xt:t():contiguous(), wt:t():contiguous()),
+              dt)
+        local g1 = ml.linalg.gram(x, w[1])
+        assert.same({d, d}, g1.shape)
+        assert.array_equal(g1, g[1])
       end
     end
+    -- float32 only from float32 operands; integers count as float64
+    local x32, w64 = randn({9, 4}, "float32"), randn({2, 9}, "float64")
+    assert.equal("float64", ml.linalg.gram(x32, w64).dtype)
+    assert.equal("float32", ml.linalg.gram(x32, w64:astype("float32")).dtype)
+    local xi = ml.array({{1, 2}, {3, 4}, {5, 6}}, {dtype = "int32", device = DEV})
+    assert.array_equal(ml.linalg.gram(xi, {1, 0, 2}),
+                       ml.array({{51, 62}, {62, 76}}, {dtype = "float64", device = DEV}))
   end)
 
   it("mahalanobis: |(x_i - mu_k) P_k|^2 through the upper triangles of p", function()

@@ -75,10 +75,15 @@ static int l_cholesky_solve(lua_State *L) {
   return 1;
 }
 
-/* gram(x): x^T x; linalg.lua's gram takes the weights and calls this. */
+/* gram(x [, w]): x^T x, or the scatters x^T diag(w_k) x. */
 static int l_gram(lua_State *L) {
   ml_array *x = l_toarray(L, 1, NULL);
-  l_check(L, ml_gram(l_newarray(L), x));
+  if (lua_isnoneornil(L, 2)) {
+    l_check(L, ml_gram(l_newarray(L), x));
+  } else {
+    ml_array *w = l_toarray(L, 2, x);
+    l_check(L, ml_gram_weighted(l_newarray(L), x, w));
+  }
   return 1;
 }
 

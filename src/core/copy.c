@@ -79,6 +79,15 @@ int ml_contiguous_as(ml_array *out, const ml_array *a, ml_dtype t) {
   return a->dtype == t ? ml_contiguous(out, a) : ml_astype(out, a, t);
 }
 
+int ml_retype(ml_array *a, ml_dtype t) {
+  ml_array r = {0};
+  int rc = ml_astype(&r, a, t);
+  if (rc) return rc;
+  ml_array_release(a);
+  *a = r;
+  return ML_OK;
+}
+
 int ml_fill(const char *op, const ml_array *dst, ml_scalar v) {
   const ml_backend *be;
   int rc = ml_scalar_check_store(op, v, dst->dtype);

@@ -14,6 +14,8 @@ int ml_astype(ml_array *out, const ml_array *a, ml_dtype t);
 int ml_contiguous(ml_array *out, const ml_array *a);
 /* out: a's values, contiguous, of dtype t: a itself when it is so. */
 int ml_contiguous_as(ml_array *out, const ml_array *a, ml_dtype t);
+/* *a replaced by its values as dtype t (a's reference released). */
+int ml_retype(ml_array *a, ml_dtype t);
 /* out: a contiguous copy of a. */
 int ml_clone(ml_array *out, const ml_array *a);
 /* Sets every element of the view dst to v, which must be storable in its

@@ -32,7 +32,8 @@
 
 static const char *const linalg_entries[] = {
     "potrf", "triangle", "trsm",  "syrk",  "getrf",
-    "getrs", "syevd",    "geqrf", "orgqr", "gesvd", "mahalanobis"};
+    "getrs", "syevd",    "geqrf", "orgqr", "gesvd", "mahalanobis",
+    "weighted_gram"};
 #define NENTRIES (sizeof linalg_entries / sizeof *linalg_entries)
 _Static_assert(offsetof(ml_linalg_backend, potrf) +
                        NENTRIES * sizeof(void (*)(void)) ==

@@ -43,9 +43,12 @@ int ml_cholesky_solve(ml_array *out, const ml_array *b, const ml_array *l,
                       int upper);
 
 /* x^T x (d x d) for x n x d, through the symmetric product, so that it is
- * symmetric to the last bit. (The weighted scatters of ml.linalg.gram are
- * products of blocks, in Lua: src/lua/moonlab/linalg.lua.) */
+ * symmetric to the last bit. */
 int ml_gram(ml_array *out, const ml_array *x);
+/* x^T diag(w_k) x for x (n x d) and each row w_k of w (K x n): K x d x d,
+ * or d x d for a w of n; computed in float64, float32 when x and w both
+ * are, symmetric to the last bit (gram_weighted.c). */
+int ml_gram_weighted(ml_array *out, const ml_array *x, const ml_array *w);
 /* out (n x K): |(x_i - mu_k) P_k|^2 for the rows x_i of x (n x d), the
  * rows mu_k of mu (K x d) and the upper triangles of p (K x d x d; the
  * lower ones are not read), computed as |x_i P_k - mu_k P_k|^2 in

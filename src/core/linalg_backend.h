@@ -80,7 +80,11 @@ typedef struct ml_linalg_backend {
    * mahalanobis: out[i][k] = |x_i P_k - c_k|^2 (n x K) for the rows x_i
    * of x (n x d), the factors P (K x d x d, row-major, zero below their
    * diagonals) and the rows c_k of c (K x d); every array float64,
-   * contiguous, d >= 1, n K >= 1. */
+   * contiguous, d >= 1, n K >= 1.
+   *
+   * weighted_gram: out[k] = x^T diag(w_k) x (K x d x d) for x (n x d)
+   * and the rows w_k of w (K x n), symmetric to the bit; every array
+   * float64, contiguous, n, d, K >= 1. */
   int (*potrf)(const ml_matrices *a, int upper, const ml_array *info);
   int (*triangle)(const ml_matrices *a, int upper);
   int (*trsm)(const ml_matrices *a, const ml_matrices *b, int left, int upper,
@@ -99,6 +103,7 @@ typedef struct ml_linalg_backend {
                const ml_matrices *vt, const ml_array *info);
   int (*mahalanobis)(const ml_array *out, const ml_array *x, const ml_array *p,
                      const ml_array *c);
+  int (*weighted_gram)(const ml_array *out, const ml_array *x, const ml_array *w);
 } ml_linalg_backend;
 
 /* Registers a backend's table (every entry filled, else an error naming

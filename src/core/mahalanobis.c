@@ -76,11 +76,6 @@ int ml_mahalanobis(ml_array *out, const ml_array *x, const ml_array *mu, const m
   ml_array_release(&muc);
   ml_array_release(&pu);
   ml_array_release(&c);
-  if (!rc && single) {
-    ml_array f = {0};
-    rc = ml_astype(&f, &r, ML_FLOAT32);
-    ml_array_release(&r);
-    r = f;
-  }
+  if (!rc && single) rc = ml_retype(&r, ML_FLOAT32);
   return ml_array_commit(out, &r, rc);
 }

@@ -56,6 +56,9 @@ int cpu_gemm(const ml_gemm *g);
 int cpu_mahalanobis(const ml_array *out, const ml_array *x, const ml_array *p,
                     const ml_array *c);
 
+/* linalg.gram's weighted scatters (cpu_gram_weighted.c) */
+int cpu_weighted_gram(const ml_array *out, const ml_array *x, const ml_array *w);
+
 /* cpu_index.c */
 int cpu_index_select(const ml_array *out, const ml_array *in, int dim,
                      const ml_array *index);

@@ -466,4 +466,5 @@ const ml_linalg_backend cpu_linalg_backend = {
     .orgqr = cpu_orgqr,
     .gesvd = cpu_gesvd,
     .mahalanobis = cpu_mahalanobis,
+    .weighted_gram = cpu_weighted_gram,
 };

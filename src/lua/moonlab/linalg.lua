@@ -1,8 +1,8 @@
 -- The compositions of linear algebra, in Lua over the primitives of
 -- ml.linalg (src/bindings/l_linalg.c): ml.linalg.lstsq and
--- ml.linalg.norm as numpy.linalg's, ml.cov as numpy.cov, and the weighted
--- scatters of ml.linalg.gram. init.lua installs them: install(ml) adds
--- them to ml and ml.linalg.
+-- ml.linalg.norm as numpy.linalg's, and ml.cov as numpy.cov (its
+-- weighted products through ml.linalg.gram). init.lua installs them:
+-- install(ml) adds them to ml and ml.linalg.
 local check_options = require("moonlab.options").check
 local fail = require("moonlab.args").fail
 
@@ -255,73 +255,9 @@ function M.cov(x, opts)
   return c
 end
 
--- gram ---------------------------------------------------------------------
-
--- The width of the column blocks by which the products of K triangles
--- (or symmetric halves) of d x d skip the zeros (or the upper half): one
--- GEMM a block of b columns of all K at once, whose work beyond the
--- triangle falls as 1/blocks. About d / 16, rounded so that the K b
--- columns of a block nearly fill a multiple of 128, the width of
--- cuBLAS's tiles (a last tile mostly idle cost more than a block saved).
-function M.column_block(d, K)
-  local tiles = math.max(1, math.floor(K * d / (16 * 128) + 0.5))
-  return math.max(1, math.min(d, tiles * 128 // K))
-end
-
-local symmetric_product -- the C half's x^T x
-
--- x^T diag(w_k) x for each row w_k of w (K x n): for each block B of
--- columns of x (column_block), the products of [x_B w_1, ..., x_B w_K]
--- (n x K |B|, the columns scaled by every row of weights at once) with
--- the columns up to B's last: one GEMM a block, which fills the lower
--- block triangle of all K results. About 17/32 of the work of a full
--- product per component at 16 blocks, no read from the device whatever
--- the signs of the weights; the lower triangle is then mirrored, so each
--- result is symmetric to the bit.
-local function weighted_gram(x, w)
-  local n, d, K = x:size(1), x:size(2), w:size(1)
-  local like = {dtype = x.dtype, device = x.device}
-  local out = ml.zeros(K, d, d, like)
-  local block = M.column_block(d, K)
-  local wt = w:t():unsqueeze(3) -- n x K x 1
-  for r0 = 1, d, block do
-    local r1 = math.min(r0 + block - 1, d)
-    local z = (x[{{}, {r0, r1}}]:unsqueeze(2) * wt):reshape(n, K * (r1 - r0 + 1))
-    out[{{}, {r0, r1}, {1, r1}}] = z:t():mm(x[{{}, {1, r1}}]):reshape(K, r1 - r0 + 1, r1)
-  end
-  local below = ml.ge(ml.arange(d, {device = x.device}):reshape(d, 1),
-                      ml.arange(d, {device = x.device}):reshape(1, d)):astype(x.dtype)
-  local low = out * below
-  return low + low:transpose(2, 3) - low * ml.eye(d, like)
-end
-
--- ml.linalg.gram(x [, w]): x^T x through the symmetric product (syrk), or
--- the weighted scatters of the K x n (or n) weights w.
-function M.gram(x, w)
-  x = floats(x)
-  if x:dim() ~= 2 then
-    fail(2, "linalg.gram: x must be a matrix (n x d), got shape %s",
-         x:dim() == 0 and "scalar" or table.concat(x.shape, "x"))
-  end
-  if w == nil then return symmetric_product(x) end
-  w = floats(w, x)
-  same_device(2, "linalg.gram", x, w)
-  local n = x:size(1)
-  if (w:dim() ~= 1 and w:dim() ~= 2) or w:size(-1) ~= n then
-    fail(2, "linalg.gram: weights of shape %s do not fit x of shape %s (expected K x %d or %d)",
-         w:dim() == 0 and "scalar" or table.concat(w.shape, "x"),
-         table.concat(x.shape, "x"), n, n)
-  end
-  x, w = promote(x, w)
-  if w:dim() == 1 then return weighted_gram(x, w:reshape(1, n))[1] end
-  return weighted_gram(x, w)
-end
-
--- Adds the functions to ml (cov) and ml.linalg (gram, lstsq, norm).
+-- Adds the functions to ml (cov) and ml.linalg (lstsq, norm).
 function M.install(module)
   ml = module
-  symmetric_product = ml.linalg.gram
-  ml.linalg.gram = M.gram
   ml.linalg.lstsq = M.lstsq
   ml.linalg.norm = M.norm
   ml.cov = M.cov

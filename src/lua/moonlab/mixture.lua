@@ -34,9 +34,9 @@
 --           one GEMM that gives the weighted log densities themselves.
 --           Then one softmax pass over the n x K of them: the
 --           responsibilities and their log normalizers;
---   M-step  full: one ml.linalg.gram of [X, 1] weighted by the
---           responsibilities (K x d+1 x d+1: scatters, sums and counts at
---           once); tied: resp^T X and the column sums; diag and
+--   M-step  full: the scatters X^T diag(resp_k) X by ml.linalg.gram
+--           (on a Hopper one kernel that weighs the samples in registers)
+--           and the sums resp^T X (one GEMM); tied: resp^T X and the column sums; diag and
 --           spherical: resp^T [X, X^2, 1] (sums and counts in one GEMM);
 --           then K x d x d (or K x d) work:
 --           the covariances, their batched Cholesky factors and one
@@ -48,8 +48,9 @@
 --
 -- With distributed = true each rank of an ml.dist job fits its shard of
 -- the rows (consecutive rows of the whole, in rank order): the M-step's
--- sums (the gram, resp^T [X, X^2, 1], the responsibilities' sums, X^T X),
--- the lower bound and the shift are all-reduced, one collective each, and
+-- sums (the gram and resp^T X, resp^T [X, X^2, 1], the responsibilities'
+-- sums, X^T X), the lower bound and the shift are all-reduced, one
+-- collective each, and
 -- the initial responsibilities are those of the whole (a distributed
 -- ml.KMeans, or the rows of all ranks drawn alike), so that every rank
 -- gets the one-process fit and the labels of its own rows. The fit's
@@ -57,7 +58,6 @@
 local ml = require "moonlab"
 local check_options = require("moonlab.options").check
 local kmeans = require "moonlab.kmeans"
-local column_block = require("moonlab.linalg").column_block
 
 local M = {}
 
@@ -137,9 +137,10 @@ local function identity(d, like)
 end
 
 -- The data as the E- and M-steps use them: Xc = X - shift (1 x d), and
--- for "full" A = [1, Xc], for "diag" and "spherical" XX = [Xc, Xc^2, 1]
--- (the column of ones takes each component's constant term into the
--- E-step's GEMM, and gives the M-step the sums of the responsibilities);
+-- for "full" in float32 A = [1, Xc] (the column of ones takes each
+-- component's constant term into the E-step's GEMM), for "diag" and
+-- "spherical" XX = [Xc, Xc^2, 1] (likewise, and it gives the M-step the
+-- sums of the responsibilities);
 -- g: the group of the rows (kmeans.group; by default X's alone), whose
 -- count is total.
 local function prepare(X, covariance_type, g)
@@ -149,7 +150,7 @@ local function prepare(X, covariance_type, g)
   local Xc = X - shift
   local data = {n = n, d = d, shift = shift, Xc = Xc, dtype = X.dtype,
                 g = g, total = g.n or n}
-  if covariance_type == "full" then
+  if covariance_type == "full" and X.dtype == "float32" then
     -- [1, Xc] in the first d + 1 columns of rows a multiple of 4 apart:
     -- cuBLAS's float64 GEMMs read 32-byte aligned rows faster
     local like = {dtype = X.dtype, device = X.device}
@@ -229,9 +230,8 @@ local function m_step(self, data, resp)
   local nk = R + 10 * EPS[data.dtype]
   local mu, cov
   if t == "full" then
-    local G = sum(ml.linalg.gram(data.A, resp:t()))
-    local S = G:narrow(2, 2, d):narrow(3, 2, d)
-    mu = G:narrow(2, 2, d):select(3, 1) / nk:reshape(K, 1)
+    local S = sum(ml.linalg.gram(data.Xc, resp:t()))
+    mu = sum(resp:t():mm(data.Xc)) / nk:reshape(K, 1)
     local outer = mu:reshape(K, d, 1) * mu:reshape(K, 1, d)
     cov = (S - outer * (nk * 2 - R):reshape(K, 1, 1)) / nk:reshape(K, 1, 1)
           + identity(d, mu) * reg
@@ -263,6 +263,17 @@ local function log_det(t, P, d)
   return P:log() * d
 end
 
+-- The width of the column blocks by which the float32 E-step's products
+-- of K triangles skip their zeros: one GEMM a block of b columns of all K
+-- at once, whose work beyond the triangles falls as 1/blocks. About
+-- d / 16, rounded so that the K b columns of a block nearly fill a
+-- multiple of 128, the width of cuBLAS's tiles (a last tile mostly idle
+-- cost more than a block saved).
+local function column_block(d, K)
+  local tiles = math.max(1, math.floor(K * d / (16 * 128) + 0.5))
+  return math.max(1, math.min(d, tiles * 128 // K))
+end
+
 -- The log densities (n x K) of the prepared samples under each component,
 -- plus the row of log weights lw (1 x K) when given.
 local function log_prob(t, data, mu, P, lw)
@@ -274,7 +285,7 @@ local function log_prob(t, data, mu, P, lw)
     maha = ml.linalg.mahalanobis(data.Xc, mu, P)
   elseif t == "full" then
     -- Y^T = [-mu_k P_k; P_k]^T [1, X]^T for all k, one GEMM a block of b
-    -- of the factors' columns, c0..c1 (about linalg.column_block's, evened
+    -- of the factors' columns, c0..c1 (about column_block's, evened
     -- out): those of an upper triangular P_k take rows 1..c1 only (15/32
     -- of the flops saved at 16 blocks). One copy lays out every block's
     -- [-mu_k P_k; P_k] columns for all k (nb x d+1 x K x b, the last

@@ -98,12 +98,14 @@ print(("%.6f %.6f"):format(x[{1}], x[{2}]))  --> 1.000000 2.000000]],
       doc = [[
 The weighted scatter x^T diag(w_k) x for each row w_k of the K x n
 weights w (any real values), x n x d: K x d x d, or d x d for a vector w;
-x^T x without w. x^T x is the symmetric product (syrk); the weighted
-scatters are products of x's column blocks, scaled by all K rows of w at
-once, with the columns before them: the lower block triangle of every
-result in one GEMM a block, about 17/32 of a full product each (about 16
-blocks, each as wide as fills cuBLAS's tiles). Each result is symmetric
-to the last bit, and nothing is read back from the device.]],
+x^T x without w. x^T x is the symmetric product (syrk) in x's dtype. The
+weighted scatters compute in float64 (float32 results when x and w both
+are float32), the lower triangle alone: on a GPU of compute capability
+9.0 and up (d >= 32) one kernel on the float64 tensor cores that weighs
+the samples in registers, with no weighted copy of x; elsewhere
+OpenBLAS's or cuBLAS's products of a weighted block of rows. Each result
+is symmetric to the last bit, the same every run, and nothing is read
+back from the device.]],
       returns = "a new K x d x d array (d x d without w or for a vector w).",
       example = [[
 local x = ml.array({{1, 2}, {3, 4}})
