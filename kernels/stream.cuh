@@ -1,9 +1,10 @@
 /* What the kernels that stream their input through shared memory share
  * (filter_line.cu, filter_strip.cu, scan_lookback.cu, binary_mm.cuh,
- * knn_nearest_tc.cu, mahalanobis.cu, gram_weighted.cu): copies from global to shared memory that do not
- * wait (cp.async, sm_80 on), so that a block's next stretch of input is
- * on its way while it computes on the last, and how many of their blocks
- * an SM holds at once, which sizes their grids. */
+ * knn_nearest_tc.cu, mahalanobis.cu, gram_weighted.cu): copies from
+ * global to shared memory that do not wait (cp.async, sm_80 on), so that
+ * a block's next stretch of input is on its way while it computes on the
+ * last, and how many of their blocks an SM holds at once, which sizes
+ * their grids. */
 #ifndef ML_CUDA_STREAM_CUH
 #define ML_CUDA_STREAM_CUH
 

@@ -28,19 +28,19 @@
 --           (d+1 x Kd), transposed, times [1, X]^T (d+1 x n), a GEMM for
 --           each block of the factors' columns (skipping their zero
 --           triangles), then the norms of its K x n pieces, one reduction
---           a block; tied: X P (one
---           GEMM), minus each mu_k P, then the same norms; diag and
---           spherical: [X, X^2, 1] (n x 2d+1) times a 2d+1 x K matrix,
---           one GEMM that gives the weighted log densities themselves.
+--           a block; tied: X P (one GEMM), minus each mu_k P, then the
+--           same norms; diag and spherical: [X, X^2, 1] (n x 2d+1) times
+--           a 2d+1 x K matrix, one GEMM that gives the weighted log
+--           densities themselves.
 --           Then one softmax pass over the n x K of them: the
 --           responsibilities and their log normalizers;
 --   M-step  full: the scatters X^T diag(resp_k) X by ml.linalg.gram
 --           (on a Hopper one kernel that weighs the samples in registers)
---           and the sums resp^T X (one GEMM); tied: resp^T X and the column sums; diag and
---           spherical: resp^T [X, X^2, 1] (sums and counts in one GEMM);
---           then K x d x d (or K x d) work:
---           the covariances, their batched Cholesky factors and one
---           batched triangular solve for the precision factors.
+--           and the sums resp^T X (one GEMM); tied: resp^T X and the
+--           column sums; diag and spherical: resp^T [X, X^2, 1] (sums and
+--           counts in one GEMM); then K x d x d (or K x d) work: the
+--           covariances, their batched Cholesky factors and one batched
+--           triangular solve for the precision factors.
 -- Per iteration only the lower bound is read back: the Cholesky factors
 -- are taken without reading their status (a covariance that is not
 -- positive definite gives NaN factors, hence a NaN lower bound, which is
@@ -50,11 +50,11 @@
 -- the rows (consecutive rows of the whole, in rank order): the M-step's
 -- sums (the gram and resp^T X, resp^T [X, X^2, 1], the responsibilities'
 -- sums, X^T X), the lower bound and the shift are all-reduced, one
--- collective each, and
--- the initial responsibilities are those of the whole (a distributed
--- ml.KMeans, or the rows of all ranks drawn alike), so that every rank
--- gets the one-process fit and the labels of its own rows. The fit's
--- reductions are kmeans.group's: identities in one process.
+-- collective each, and the initial responsibilities are those of the
+-- whole (a distributed ml.KMeans, or the rows of all ranks drawn alike),
+-- so that every rank gets the one-process fit and the labels of its own
+-- rows. The fit's reductions are kmeans.group's: identities in one
+-- process.
 local ml = require "moonlab"
 local check_options = require("moonlab.options").check
 local kmeans = require "moonlab.kmeans"
@@ -152,7 +152,7 @@ local function prepare(X, covariance_type, g)
                 g = g, total = g.n or n}
   if covariance_type == "full" and X.dtype == "float32" then
     -- [1, Xc] in the first d + 1 columns of rows a multiple of 4 apart:
-    -- cuBLAS's float64 GEMMs read 32-byte aligned rows faster
+    -- cuBLAS's GEMMs read 16-byte aligned rows faster
     local like = {dtype = X.dtype, device = X.device}
     local parts = {ml.ones(n, 1, like), Xc}
     if (d + 1) % 4 ~= 0 then parts[3] = ml.zeros(n, 3 - d % 4, like) end
