@@ -84,8 +84,12 @@ int cuda_knn_filter(const ml_knn_filter *f);
 int cuda_knn_sample(const ml_knn_sample *s);
 
 /* linalg.cu: the linear-algebra area's table, which takes mahalanobis
- * from mahalanobis.cu and weighted_gram from gram_weighted.cu. */
+ * from mahalanobis.cu, weighted_gram from gram_weighted.cu, and trtri and
+ * the batched potrf from triangular_blocked.cu. */
 extern const ml_linalg_backend cuda_linalg_backend;
+int cuda_potrf_blocked(const ml_matrices *a, int upper, const ml_array *info);
+int cuda_trtri(const ml_matrices *a, const ml_matrices *x, int upper, int unit,
+               const ml_array *info);
 int cuda_mahalanobis(const ml_array *out, const ml_array *x, const ml_array *p,
                      const ml_array *c);
 int cuda_weighted_gram(const ml_array *out, const ml_array *x, const ml_array *w);

@@ -5,14 +5,16 @@
  *
  * CPU reference: src/cpu/cpu_linalg.c (LAPACKE and OpenBLAS).
  *
- * A batch is one call where a batched form exists: potrfBatched,
- * trsmBatched, getrfBatched and getrsBatched take arrays of pointers to
- * the matrices, which matrix_pointers builds on the device; syevBatched
+ * A batch is one call where a batched form exists: trsmBatched,
+ * getrfBatched and getrsBatched take arrays of pointers to the matrices,
+ * which matrix_pointers builds on the device; syevBatched
  * takes the strided batch itself; getrs and trsm with one matrix for many
  * right-hand sides fold those into one wide right-hand side where the
  * layout allows. syrk, geqrf, orgqr and gesvd have no batched form and
  * loop over the batch, queueing without waiting. The info arrays are
- * written on the device; the core reads them back once per call. */
+ * written on the device; the core reads them back once per call. A batch
+ * of Cholesky factorisations and every triangular inverse (trtri) go to
+ * the blocked kernels of triangular_blocked.cu instead. */
 #include <cusolverDn.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -129,31 +131,6 @@ static int pointers(cuda_dev *d, cuda_scratch &s, const ml_matrices *m,
 
 /* potrf ------------------------------------------------------------------- */
 
-static cusolverStatus_t potrf_batched(cusolverDnHandle_t h, cublasFillMode_t uplo,
-                                      int n, float **a, int lda, int *info,
-                                      int batch) {
-  return cusolverDnSpotrfBatched(h, uplo, n, a, lda, info, batch);
-}
-static cusolverStatus_t potrf_batched(cusolverDnHandle_t h, cublasFillMode_t uplo,
-                                      int n, double **a, int lda, int *info,
-                                      int batch) {
-  return cusolverDnDpotrfBatched(h, uplo, n, a, lda, info, batch);
-}
-
-template <class T>
-static int potrf_many(const context &c, const ml_matrices *a,
-                      cublasFillMode_t uplo, int *info) {
-  cuda_scratch s;
-  T **ptrs;
-  int rc = fits_int("potrf", a->rows, a->ld, a->batch);
-  if (!rc) rc = pointers(c.d, s, a, a->batch, 0, &ptrs);
-  if (!rc)
-    rc = solver_check(potrf_batched(c.solver, uplo, (int)a->rows, ptrs, (int)a->ld, info,
-                                    (int)a->batch),
-                      "potrf");
-  return rc;
-}
-
 /* Where potrf passed a matrix, the order of the first NaN on its factor's
  * diagonal, as LAPACK's reference potrf reports it: a warp a matrix. */
 template <class T>
@@ -206,17 +183,16 @@ static int potrf_one(const context &c, const ml_matrices *a, cublasFillMode_t up
   return rc;
 }
 
+/* A batch goes to the blocked kernels (triangular_blocked.cu), which
+ * factor its matrices side by side; one matrix to cuSOLVER. */
 static int cuda_potrf(const ml_matrices *a, int upper, const ml_array *info) {
+  if (a->batch > 1) return cuda_potrf_blocked(a, upper, info);
   context c;
   int rc = enter(a, &c);
   if (rc) return rc;
   cublasFillMode_t uplo = upper ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER;
   int *dinfo = array_ptr<int>(info);
-  if (a->batch > 1)
-    rc = a->dtype == ML_FLOAT32 ? potrf_many<float>(c, a, uplo, dinfo)
-                                : potrf_many<double>(c, a, uplo, dinfo);
-  else
-    rc = potrf_one(c, a, uplo, dinfo);
+  rc = potrf_one(c, a, uplo, dinfo);
   if (rc) return rc;
   return a->dtype == ML_FLOAT32 ? nan_check<float>(c.d, a, dinfo)
                                 : nan_check<double>(c.d, a, dinfo);
@@ -648,7 +624,7 @@ static int cuda_gesvd(const ml_matrices *a, const ml_array *s, const ml_matrices
 }
 
 const ml_linalg_backend cuda_linalg_backend = {
-    cuda_potrf, cuda_triangle, cuda_trsm,  cuda_syrk,  cuda_getrf,
-    cuda_getrs, cuda_syevd,    cuda_geqrf, cuda_orgqr, cuda_gesvd,
-    cuda_mahalanobis, cuda_weighted_gram,
+    cuda_potrf, cuda_triangle, cuda_trsm,  cuda_trtri, cuda_syrk,
+    cuda_getrf, cuda_getrs,    cuda_syevd, cuda_geqrf, cuda_orgqr,
+    cuda_gesvd, cuda_mahalanobis, cuda_weighted_gram,
 };

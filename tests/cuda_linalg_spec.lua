@@ -1,9 +1,12 @@
 -- ml.linalg and ml.cov on the CUDA backend against the CPU backend (the
 -- helpers are in tests/helpers/cuda.lua), on random inputs of awkward
 -- sizes that reach every path of kernels/linalg.cu: single matrices
--- (cuSOLVER's 64-bit API) and stacks (potrfBatched, getrfBatched,
--- getrsBatched, trsmBatched, syevBatched), one matrix for many right-hand
--- sides (folded into one wide solve), loops (syrk, geqrf, orgqr, gesvd).
+-- (cuSOLVER's 64-bit API) and stacks (getrfBatched, getrsBatched,
+-- trsmBatched, syevBatched), one matrix for many right-hand sides (folded
+-- into one wide solve), loops (syrk, geqrf, orgqr, gesvd); and of the
+-- blocked kernels of triangular_blocked.cu (stacks of Cholesky factors,
+-- triangular inverses): orders about their 32-column steps, 128-row
+-- solves and 64 x 64 update tiles, batches past a grid's 65535.
 -- Results that are unique (factors with a positive diagonal, solutions,
 -- values) are compared elementwise; eigenvectors, singular vectors and
 -- Q, whose signs are the library's choice, through identities on the GPU
@@ -66,6 +69,60 @@ describe("cuda linalg", function()
                 ml.linalg.cholesky(a, {upper = true}), what .. " upper", n)
         end
       end
+    end
+  end)
+
+  it("cholesky and inv_triangular: the blocked kernels about their block edges", function()
+    for _, dt in ipairs(floats) do
+      for _, n in ipairs({2, 31, 32, 33, 63, 65, 97, 160, 161, 200}) do
+        local a = spd({3}, n, dt)
+        local what = ("%s n=%d"):format(dt, n)
+        local l = ml.linalg.cholesky(a)
+        agree(ml.linalg.cholesky(a:cuda()), l, "cholesky " .. what, n)
+        agree(ml.linalg.cholesky(a:cuda(), {upper = true}),
+              ml.linalg.cholesky(a, {upper = true}), "cholesky upper " .. what, n)
+        local x = ml.linalg.inv_triangular(l, {lower = true})
+        agree(ml.linalg.inv_triangular(l:cuda(), {lower = true}), x, "inv_triangular " .. what,
+              n)
+        agree(ml.linalg.inv_triangular(tr(l):cuda()), tr(x), "inv_triangular upper " .. what,
+              n)
+        agree(ml.linalg.inv_triangular(l[2]:cuda(), {lower = true}), x[2],
+              "inv_triangular single " .. what, n)
+        local unit = l / l:diagonal({dim1 = -2, dim2 = -1}):unsqueeze(-1)
+        agree(ml.linalg.inv_triangular(unit:cuda(), {lower = true, unit_diagonal = true}),
+              ml.linalg.inv_triangular(unit, {lower = true, unit_diagonal = true}),
+              "inv_triangular unit " .. what, n)
+      end
+      local many = spd({70000}, 3, dt)
+      local l = ml.linalg.cholesky(many)
+      agree(ml.linalg.cholesky(many:cuda()), l, "cholesky of 70000 " .. dt, 3)
+      agree(ml.linalg.inv_triangular(l:cuda(), {lower = true}),
+            ml.linalg.inv_triangular(l, {lower = true}), "inv_triangular of 70000 " .. dt, 3)
+    end
+  end)
+
+  it("cholesky and inv_triangular: the blocked kernels' errors", function()
+    for _, dt in ipairs(floats) do
+      local a = spd({4}, 70, dt)
+      local bad = a:clone()
+      bad[{3, 67, 67}] = -1000
+      same_error(function() return ml.linalg.cholesky(bad:cuda()) end,
+                 function() return ml.linalg.cholesky(bad) end, "blocked not positive definite")
+      local nan = a:clone()
+      nan[{2, 50, 40}] = 0 / 0
+      same_error(function() return ml.linalg.cholesky(nan:cuda()) end,
+                 function() return ml.linalg.cholesky(nan) end, "blocked NaN")
+      local g = ml.linalg.cholesky(bad:cuda(), {check = false})
+      assert.is_true(g[3]:isnan():all())
+      agree(g[{{1, 2}}], ml.linalg.cholesky(a[{{1, 2}}]), "unchecked " .. dt, 70)
+      local l = ml.linalg.cholesky(a)
+      l[{2, 45, 45}] = 0
+      same_error(function() return ml.linalg.inv_triangular(l:cuda(), {lower = true}) end,
+                 function() return ml.linalg.inv_triangular(l, {lower = true}) end,
+                 "inv_triangular zero diagonal")
+      local x = ml.linalg.inv_triangular(l:cuda(), {lower = true, check = false})
+      assert.is_true(x[2]:isnan():all())
+      agree(x[1], ml.linalg.inv_triangular(l[1], {lower = true}), "unchecked inverse " .. dt, 70)
     end
   end)
 
@@ -144,6 +201,28 @@ describe("cuda linalg", function()
     -- of components
     local x, wk = input({64, 1024}, "float64"), input({64, 64}, "float64", 0, 1)
     agree(ml.linalg.gram(x:cuda(), wk:cuda()), ml.linalg.gram(x, wk), "gram 64x1024, K=64", 64)
+    -- weights mostly zero, as a mixture's responsibilities are: a
+    -- component with none, one with a single sample, one with samples in
+    -- several chunks; NaN weights count, -0 ones do not
+    for _, case in ipairs({{5000, 70, 4}, {20000, 40, 3}, {300, 33, 5}}) do
+      local n, d, k = table.unpack(case)
+      local xs = input({n, d}, "float64")
+      local ws = input({k, n}, "float64", 0, 1)
+      ws = ws * ml.lt(input({k, n}, "float64", 0, 1), 0.2)
+      ws[1] = 0
+      ws[2] = 0
+      ws[{2, n // 2}] = 0.5
+      ws[{3, 1}] = -0.0
+      local what = ("gram %dx%d, K=%d, sparse weights"):format(n, d, k)
+      local g = ml.linalg.gram(xs:cuda(), ws:cuda())
+      agree(g, ml.linalg.gram(xs, ws), what, n)
+      assert.equal(0, g[1]:abs():max())
+      assert.same(g:cpu():totable(), tr(g):cpu():totable(), what .. " symmetric")
+      assert.same(g:cpu():totable(), ml.linalg.gram(xs:cuda(), ws:cuda()):cpu():totable(),
+                  what .. " the same every run")
+      ws[{k, 3}] = 0 / 0
+      assert.is_true(ml.linalg.gram(xs:cuda(), ws:cuda())[k]:isnan():all(), what .. " NaN")
+    end
   end)
 
   it("mahalanobis: the same distances, fused (d >= 32) and blocked", function()

@@ -156,6 +156,37 @@ describe("linalg identities", function()
     end
   end)
 
+  it("inv_triangular: A X = I and X A = I, one triangle read, the other zero", function()
+    for _, dt in ipairs(DTYPES) do
+      for _, batch in ipairs(BATCHES) do
+        for _, n in ipairs({1, 2, 5, 13, 33, 70}) do
+          local l = ml.linalg.cholesky(spd(batch, n, dt))
+          local u = tr(l) -- a view
+          local i = eye(n, dt):expand(l.shape)
+          local x = ml.linalg.inv_triangular(l, {lower = true})
+          assert.same(l.shape, x.shape)
+          assert.equal(dt, x.dtype)
+          close(ml.matmul(l, x), i, dt, n)
+          close(ml.matmul(x, l), i, dt, n)
+          assert.equal(0, x:masked_select(strict(n, true):expand(x.shape)):abs():sum())
+          local xu = ml.linalg.inv_triangular(u)
+          close(ml.matmul(u, xu), i, dt, n)
+          close(xu, tr(x), dt, x:abs():max())
+          -- the other triangle is not read: NaN there changes nothing
+          local lower_only = l:masked_fill(strict(n, true), 0 / 0)
+          assert.array_equal(ml.linalg.inv_triangular(lower_only, {lower = true}), x)
+          -- unit_diagonal: ones taken for the diagonal, whatever it holds
+          local d = ml.eye(n, {dtype = "uint8", device = DEV})
+          local unit = l / l:diagonal({dim1 = -2, dim2 = -1}):unsqueeze(-1)
+          local xd = ml.linalg.inv_triangular(unit:masked_fill(d, 7),
+                                              {lower = true, unit_diagonal = true})
+          close(ml.matmul(unit, xd), i, dt, n)
+          assert.equal(0, (xd:diagonal({dim1 = -2, dim2 = -1}) - 1):abs():max())
+        end
+      end
+    end
+  end)
+
   it("cholesky_solve: A X = B from A's factor", function()
     for _, dt in ipairs(DTYPES) do
       local a = spd({2}, 6, dt)
@@ -404,6 +435,10 @@ describe("linalg inputs", function()
     assert.allclose(x, {1, 2}, {rtol = 1e-6})
     assert.equal("float32", ml.linalg.solve(a:astype("float32"), x:astype("float32")).dtype)
     assert.equal("float64", ml.linalg.inv(a:astype("uint8")).dtype)
+    local x2 = ml.linalg.inv_triangular(a)
+    assert.equal("float64", x2.dtype)
+    assert.allclose(x2, {{0.25, -1 / 6}, {0, 1 / 3}})
+    assert.equal("float32", ml.linalg.inv_triangular(a:astype("float32")).dtype)
     assert.equal("float64", ml.cov(a).dtype)
     assert.equal("float32", ml.linalg.eigvalsh(a:astype("float32")).dtype)
     assert.allclose(ml.linalg.det({{1, 2}, {3, 4}}), -2)
@@ -422,6 +457,8 @@ describe("linalg inputs", function()
     assert.same({3, 0}, ml.linalg.solve(ml.eye(3, {device = DEV}), z(3, 0)).shape)
     assert.same({0, 2}, ml.linalg.solve(z(0, 0), z(0, 2)).shape)
     assert.same({0, 3, 2}, ml.linalg.solve_triangular(ml.eye(3, {device = DEV}), z(0, 3, 2)).shape)
+    assert.same({2, 0, 0}, ml.linalg.inv_triangular(z(2, 0, 0)).shape)
+    assert.same({0, 4, 4}, ml.linalg.inv_triangular(z(0, 4, 4)).shape)
     local w, v = ml.linalg.eigh(z(0, 0))
     assert.same({0}, w.shape)
     assert.same({0, 0}, v.shape)
@@ -456,6 +493,7 @@ describe("linalg inputs", function()
     ml.linalg.qr(a)
     ml.linalg.svd(a)
     ml.linalg.det(a)
+    ml.linalg.inv_triangular(a)
     ml.linalg.gram(a, b:t())
     assert.array_equal(a, a0)
     assert.array_equal(b, b0)
@@ -498,6 +536,15 @@ describe("linalg errors", function()
     local s, l = ml.linalg.slogdet(a)
     assert.equal(0, s)
     assert.equal(-math.huge, l)
+    -- inv_triangular names the zero on the diagonal, or gives NaN unchecked
+    assert.equal("linalg.inv_triangular: the matrix is singular (A[4][4] is zero)",
+                 errmsg(ml.linalg.inv_triangular, a))
+    assert.equal("linalg.inv_triangular: the matrix is singular (batch element 2: "
+                 .. "A[4][4] is zero)", errmsg(ml.linalg.inv_triangular, stack, {lower = true}))
+    local xs = ml.linalg.inv_triangular(stack, {check = false})
+    assert.array_equal(xs[1], ml.eye(5))
+    assert.is_true(xs[2]:isnan():all())
+    assert.array_equal(ml.linalg.inv_triangular(a, {unit_diagonal = true}), ml.eye(5))
     -- solve_triangular divides by the zero: inf and NaN, no error
     local x = ml.linalg.solve_triangular(a, ml.ones(5, {device = DEV}))
     assert.is_false(x:isfinite():all())
@@ -528,6 +575,10 @@ describe("linalg errors", function()
        ml.linalg.solve_triangular, sq, ml.ones(2, 4, {device = DEV}), {left = false}},
       {"linalg.solve_triangular: b must be a vector or matrices, got shape scalar",
        ml.linalg.solve_triangular, sq, ml.ones({}, {device = DEV})},
+      {"linalg.inv_triangular: expects square matrices, got shape 3x4",
+       ml.linalg.inv_triangular, r},
+      {"linalg.inv_triangular: expects a matrix or a stack of matrices, got shape 5",
+       ml.linalg.inv_triangular, v},
       {"linalg.cholesky_solve: shapes 4x2 and 3x3 are not aligned (4 != 3)",
        ml.linalg.cholesky_solve, ml.ones(4, 2, {device = DEV}), sq},
       {"linalg.gram: x must be a matrix (n x d), got shape 5", ml.linalg.gram, v},

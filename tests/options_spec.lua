@@ -161,6 +161,7 @@ local PROBES = {
     if not ok and not err:find("has no peer", 1, true) then error(err, 0) end
   end,
   ["linalg.cholesky"] = function(o) return ml.linalg.cholesky(ml.eye(2), o) end,
+  ["linalg.inv_triangular"] = function(o) return ml.linalg.inv_triangular(ml.eye(2), o) end,
   ["linalg.solve_triangular"] = function(o)
     return ml.linalg.solve_triangular(ml.eye(2), ml.ones(2), o)
   end,

@@ -66,6 +66,16 @@ static int l_solve_triangular(lua_State *L) {
   return 1;
 }
 
+static int l_inv_triangular(lua_State *L) {
+  int opts = options(L, 1, "linalg.inv_triangular");
+  ml_array *a = l_toarray(L, 1, NULL);
+  int upper = !l_optbool(L, opts, "lower", 0);
+  int unit = l_optbool(L, opts, "unit_diagonal", 0);
+  int check = l_optbool(L, opts, "check", 1);
+  l_check(L, ml_inv_triangular(l_newarray(L), a, upper, unit, check));
+  return 1;
+}
+
 static int l_cholesky_solve(lua_State *L) {
   int opts = options(L, 2, "linalg.cholesky_solve");
   ml_array *b = l_toarray(L, 1, NULL);
@@ -165,6 +175,7 @@ void l_open_linalg(lua_State *L, int module, int methods) {
   (void)methods;
   static const luaL_Reg funcs[] = {{"cholesky", l_cholesky},
                                    {"solve_triangular", l_solve_triangular},
+                                   {"inv_triangular", l_inv_triangular},
                                    {"cholesky_solve", l_cholesky_solve},
                                    {"gram", l_gram},
                                    {"mahalanobis", l_mahalanobis},

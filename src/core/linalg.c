@@ -31,7 +31,7 @@
 #include "view.h"
 
 static const char *const linalg_entries[] = {
-    "potrf", "triangle", "trsm",  "syrk",  "getrf",
+    "potrf", "triangle", "trsm",  "trtri", "syrk",  "getrf",
     "getrs", "syevd",    "geqrf", "orgqr", "gesvd", "mahalanobis",
     "weighted_gram"};
 #define NENTRIES (sizeof linalg_entries / sizeof *linalg_entries)
@@ -142,7 +142,7 @@ static int not_aligned(const char *op, const ml_array *a, const ml_array *b,
 
 /* The backend's answers in an info array, and how to word the first
  * failure. */
-typedef enum { NOT_PD, SINGULAR, NO_CONVERGENCE } failure;
+typedef enum { NOT_PD, SINGULAR, ZERO_DIAGONAL, NO_CONVERGENCE } failure;
 
 /* Reads the int32 info of a stack (the call's one wait for the device)
  * and turns its first nonzero entry into op's error. */
@@ -170,6 +170,9 @@ static int check_info(const char *op, const ml_array *info, int stacked,
                      op, where, code);
     case SINGULAR:
       return ml_fail(ML_EINVAL, "%s: the matrix is singular (%sU[%d][%d] is zero)",
+                     op, where, code, code);
+    case ZERO_DIAGONAL:
+      return ml_fail(ML_EINVAL, "%s: the matrix is singular (%sA[%d][%d] is zero)",
                      op, where, code, code);
     default:
       if (stacked)
@@ -208,13 +211,13 @@ static int linalg_of(const ml_array *a, const ml_linalg_backend **lb) {
 
 /* NaN in the matrices of r whose info is not 0: on the device, with no
  * read of info. */
-static int poison_failed(ml_array *r, const ml_array *info) {
+static int poison_failed(const char *op, ml_array *r, const ml_array *info) {
   ml_array bad = {0}, mask = {0}, nan = {0}, p = {0};
   int64_t shape[ML_MAX_DIMS];
   int nd = r->ndim;
   for (int k = 0; k < nd; k++) shape[k] = k < nd - 2 ? r->shape[k] : 1;
   int rc = ml_binary_scalar(ML_NE, &bad, info, ml_scalar_int(0), 0);
-  if (!rc) rc = ml_view_reshape("linalg.cholesky", &mask, &bad, nd, shape);
+  if (!rc) rc = ml_view_reshape(op, &mask, &bad, nd, shape);
   if (!rc) rc = ml_full(&nan, r->dtype, 0, NULL, ml_array_device(r), ml_scalar_float(NAN));
   if (!rc) rc = ml_where(&p, &mask, &nan, r);
   if (!rc) {
@@ -246,12 +249,35 @@ int ml_cholesky(ml_array *out, const ml_array *a, int upper, int check) {
     if (!rc) rc = lb->potrf(&m, 0, &info);
     if (!rc) rc = lb->triangle(&m, 0);
     if (!rc && check) rc = check_info(op, &info, a->ndim > 2, NOT_PD);
-    if (!rc && !check) rc = poison_failed(&r, &info);
+    if (!rc && !check) rc = poison_failed(op, &r, &info);
   }
   if (!rc && !upper) rc = ml_view_transpose(&r, &r, r.ndim - 2, r.ndim - 1);
   ml_array_release(&info);
   ml_array_release(&at);
   return ml_array_commit(out, &r, rc);
+}
+
+int ml_inv_triangular(ml_array *out, const ml_array *a, int upper, int unit,
+                      int check) {
+  const char *op = "linalg.inv_triangular";
+  const ml_linalg_backend *lb;
+  ml_array r = {0}, x = {0}, info = {0};
+  int rc = check_matrices(op, a, 1);
+  if (!rc) rc = linalg_of(a, &lb);
+  if (!rc) rc = ml_contiguous_as(&r, a, float_of(a->dtype));
+  if (!rc) rc = ml_array_empty(&x, r.dtype, r.ndim, r.shape, ml_array_device(&r));
+  if (!rc && ml_array_numel(&r) > 0) {
+    /* column-major, r's matrices are their transposes: an upper triangle
+     * is a lower one, and the inverse comes out transposed in x alike */
+    ml_matrices mr = matrices(&r), mx = matrices(&x);
+    rc = ml_array_empty(&info, ML_INT32, 1, &mr.batch, mr.device);
+    if (!rc) rc = lb->trtri(&mr, &mx, !upper, unit, &info);
+    if (!rc && check) rc = check_info(op, &info, a->ndim > 2, ZERO_DIAGONAL);
+    if (!rc && !check) rc = poison_failed(op, &x, &info);
+  }
+  ml_array_release(&r);
+  ml_array_release(&info);
+  return ml_array_commit(out, &x, rc);
 }
 
 /* Triangular solves --------------------------------------------------------- */

@@ -26,6 +26,15 @@
  * column-major order, as PyTorch returns it), U contiguous. */
 int ml_cholesky(ml_array *out, const ml_array *a, int upper, int check);
 
+/* The inverse of each triangular n x n matrix of a (..., n, n), upper or
+ * lower (only that triangle read; with unit, its diagonal taken as ones),
+ * through LAPACK's trtri or the blocked kernels: a new contiguous array,
+ * zero in the other triangle. A zero on the diagonal is an error naming
+ * it; without check, which saves the one read of the status from the
+ * device, that matrix's inverse is NaN instead. */
+int ml_inv_triangular(ml_array *out, const ml_array *a, int upper, int unit,
+                      int check);
+
 /* X with op(A) X = B (left) or X op(A) = B, op(A) = A or A^T (trans), A
  * triangular, upper or lower (only that triangle read; with unit, its
  * diagonal taken as ones). a is (..., n, n); b is (..., n, k) (left) or

@@ -44,6 +44,13 @@ typedef struct ml_linalg_backend {
    * its diagonal taken as ones with unit. a->batch is b->batch, or 1: one A
    * for every B. A zero on the diagonal gives inf and NaN, as BLAS's trsm.
    *
+   * trtri: x := the inverse of each n x n triangular matrix of a, upper
+   * or lower (only that triangle read; with unit, its diagonal taken as
+   * ones), x's other triangle zero. info (int32, batch) gets 0, or k > 0
+   * when a's diagonal element k is exactly zero (LAPACK's info; that x then
+   * holds anything); a NaN or an infinity goes through as in trsm. x has
+   * a's sizes and batch.
+   *
    * syrk: each C := alpha op(A) op(A)^T + beta C, op(A) = A (n x k,
    * trans 0) or A^T (A k x n, trans 1); C n x n written whole: its lower
    * triangle computed and the upper a copy of it, so that C is symmetric to
@@ -89,6 +96,8 @@ typedef struct ml_linalg_backend {
   int (*triangle)(const ml_matrices *a, int upper);
   int (*trsm)(const ml_matrices *a, const ml_matrices *b, int left, int upper,
               int trans, int unit);
+  int (*trtri)(const ml_matrices *a, const ml_matrices *x, int upper, int unit,
+               const ml_array *info);
   int (*syrk)(const ml_matrices *c, const ml_matrices *a, int trans,
               double alpha, double beta);
   int (*getrf)(const ml_matrices *a, const ml_array *ipiv,

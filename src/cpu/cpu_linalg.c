@@ -180,6 +180,51 @@ static int cpu_trsm(const ml_matrices *a, const ml_matrices *b, int left,
   return rc ? rc : run_batch("trsm", b->batch, a->rows, trsm_one, &j);
 }
 
+/* trtri --------------------------------------------------------------------- */
+
+typedef struct {
+  const ml_matrices *a, *x;
+  char uplo, diag;
+  int32_t *info;
+} trtri_job;
+
+/* a's matrix i copied to x's, its other triangle zeroed, then inverted
+ * there by LAPACK (whose unit-diagonal inverse leaves the diagonal as it
+ * was: ones are put there first). */
+static int trtri_one(const void *job, int64_t i) {
+  const trtri_job *j = job;
+  int64_t n = j->a->rows, es = (int64_t)ml_dtype_size(j->a->dtype);
+  const char *src = mat(j->a, i);
+  char *dst = mat(j->x, i);
+  for (int64_t c = 0; c < n; c++)
+    memcpy(dst + c * j->x->ld * es, src + c * j->a->ld * es, (size_t)(n * es));
+  triangle_one(j->x, j->uplo == 'U', i);
+  for (int64_t k = 0; k < n && j->diag == 'U'; k++) {
+    if (j->a->dtype == ML_FLOAT32)
+      ((float *)dst)[k + k * j->x->ld] = 1;
+    else
+      ((double *)dst)[k + k * j->x->ld] = 1;
+  }
+  lapack_int info, ldx = (lapack_int)j->x->ld;
+  if (j->a->dtype == ML_FLOAT32)
+    info = LAPACKE_strtri_work(LAPACK_COL_MAJOR, j->uplo, j->diag, (lapack_int)n,
+                               (float *)dst, ldx);
+  else
+    info = LAPACKE_dtrtri_work(LAPACK_COL_MAJOR, j->uplo, j->diag, (lapack_int)n,
+                               (double *)dst, ldx);
+  if (info < 0) return info;
+  j->info[i] = info;
+  return 0;
+}
+
+static int cpu_trtri(const ml_matrices *a, const ml_matrices *x, int upper, int unit,
+                     const ml_array *info) {
+  trtri_job j = {a, x, upper ? 'U' : 'L', unit ? 'U' : 'N', info_of(info)};
+  int rc = fits("trtri", a);
+  if (!rc) rc = fits("trtri", x);
+  return rc ? rc : run_batch("trtri", a->batch, a->rows, trtri_one, &j);
+}
+
 /* syrk ---------------------------------------------------------------------- */
 
 typedef struct {
@@ -458,6 +503,7 @@ const ml_linalg_backend cpu_linalg_backend = {
     .potrf = cpu_potrf,
     .triangle = cpu_triangle,
     .trsm = cpu_trsm,
+    .trtri = cpu_trtri,
     .syrk = cpu_syrk,
     .getrf = cpu_getrf,
     .getrs = cpu_getrs,

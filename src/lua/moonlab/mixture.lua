@@ -173,15 +173,14 @@ local function collapsed(self, what)
 end
 
 -- The Cholesky factors of the precisions of covariances cov (P with
--- P P^T = cov^-1): (L^-1)^T for the Cholesky factor L of cov; for "diag"
--- and "spherical", 1 / sqrt(cov). A covariance that is not positive
--- definite gives NaN factors (check_covariances names it).
+-- P P^T = cov^-1): U^-1 = (L^-1)^T for the Cholesky factor U = L^T of cov;
+-- for "diag" and "spherical", 1 / sqrt(cov). A covariance that is not
+-- positive definite gives NaN factors (check_covariances names it).
 local function precision_cholesky(self, cov)
   local t = self.covariance_type
   if t == "diag" or t == "spherical" then return 1 / cov:sqrt() end
-  local L = ml.linalg.cholesky(cov, {check = false})
-  return ml.linalg.solve_triangular(L, identity(cov:size(-1), cov),
-                                    {lower = true, trans = true})
+  local U = ml.linalg.cholesky(cov, {upper = true, check = false})
+  return ml.linalg.inv_triangular(U, {check = false})
 end
 
 -- Raises naming the component whose full or tied covariance is not
@@ -403,8 +402,7 @@ local function from_precisions(self, prec)
     error("GaussianMixture:fit: precisions_init must be symmetric "
           .. "positive definite", 0)
   end
-  local Linv = ml.linalg.solve_triangular(L, identity(d, prec),
-                                          {lower = true})
+  local Linv = ml.linalg.inv_triangular(L, {lower = true})
   return flip(L), flip(ml.matmul(Linv:transpose(-2, -1), Linv))
 end
 

@@ -76,6 +76,34 @@ local x = ml.linalg.solve_triangular(l, ml.array({2, 9}), {lower = true})
 print(x[{1}], x[{2}])  --> 1.0 2.0]],
     },
     {
+      name = "linalg.inv_triangular",
+      usage = {"ml.linalg.inv_triangular(a [, opts])"},
+      doc = [[
+The inverse of each triangular matrix of a, as scipy.linalg.lapack's
+trtri: only the triangle of a that lower names is read (with
+unit_diagonal its diagonal is taken as ones), and the other triangle of
+the result is zero. A zero on the diagonal is an error naming it
+("linalg.inv_triangular: the matrix is singular (batch element 2:
+A[3][3] is zero)"); with check = false that status is not read from the
+device (no wait) and such a matrix's inverse is all NaN instead. On a
+GPU, blocked kernels invert the whole batch side by side; on the CPU,
+LAPACK's trtri a matrix at a time. A third of the work of
+solve_triangular(a, I).]],
+      options = {
+        {name = "lower", type = "boolean", default = "false",
+         doc = "a is lower triangular (else upper)"},
+        {name = "unit_diagonal", type = "boolean", default = "false",
+         doc = "take a's diagonal as ones, without reading it"},
+        {name = "check", type = "boolean", default = "true",
+         doc = "raise for a zero on the diagonal"},
+      },
+      returns = "a new array of a's shape.",
+      example = [[
+local u = ml.array({{2, 1}, {0, 4}})
+local x = ml.linalg.inv_triangular(u)
+print(x[{1, 1}], x[{1, 2}], x[{2, 1}], x[{2, 2}])  --> 0.5 -0.125 0.0 0.25]],
+    },
+    {
       name = "linalg.cholesky_solve",
       usage = {"ml.linalg.cholesky_solve(b, l [, opts])"},
       doc = [[
@@ -103,9 +131,11 @@ weighted scatters compute in float64 (float32 results when x and w both
 are float32), the lower triangle alone: on a GPU of compute capability
 9.0 and up (d >= 32) one kernel on the float64 tensor cores that weighs
 the samples in registers, with no weighted copy of x; elsewhere
-OpenBLAS's or cuBLAS's products of a weighted block of rows. Each result
-is symmetric to the last bit, the same every run, and nothing is read
-back from the device.]],
+OpenBLAS's or cuBLAS's products of a weighted block of rows. A sample
+whose weight is exactly zero adds exactly nothing, and the kernel and
+the CPU skip it: a mixture's responsibilities are mostly zeros. Each
+result is symmetric to the last bit, the same every run, and nothing is
+read back from the device.]],
       returns = "a new K x d x d array (d x d without w or for a vector w).",
       example = [[
 local x = ml.array({{1, 2}, {3, 4}})
