@@ -4,10 +4,10 @@
  *
  * CPU reference: src/cpu/cpu_linalg.c (LAPACK's potrf and trtri).
  *
- * cuSOLVER's potrfBatched factors the matrices of a batch one after
- * another and has no trtri to go with it; the mixture's M-step factors and
- * inverts K covariances of a few hundred rows, latency-bound work that
- * these kernels spread over the whole GPU. Both algorithms go right-
+ * cuSOLVER has no batched trtri, and its potrfBatched is slower than
+ * these kernels on what the mixture's M-step asks: K covariances of a few
+ * hundred rows to factor and invert, latency-bound work that these
+ * kernels spread over the whole GPU. Both algorithms go right-
  * looking over block columns of NB, two launches a step for the whole
  * batch, each matrix seen as a lower triangle (element (i, j) at i rs +
  * j cs: a column-major lower matrix is rs = 1, cs = ld; an upper one is
