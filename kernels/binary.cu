@@ -418,7 +418,11 @@ static int cuda_binary_knn(const ml_binary_knn_desc *p) {
   const int64_t step = filter ? smp : nt;
   const uint32_t *q = array_ptr<const uint32_t>(p->queries);
   const uint32_t *r = array_ptr<const uint32_t>(p->refs);
-  cuda_scratch pq, pr, work, lk, li, cd, ci, count;
+  cuda_scratch pq, pr, work, lk, li, cd, ci, count, halves;
+  /* the column terms of the stream filter's references, padded to a
+   * whole step of 32 */
+  const int64_t pairs = (n + NJ * 8 - 1) / (NJ * 8) * (NJ * 4);
+  const bool stream = filter && w == 8;
   rc = pq.get(d->index, (size_t)m * sizeof(int), op);
   if (!rc) rc = pr.get(d->index, (size_t)n * sizeof(int), op);
   if (!rc) rc = work.get(d->index, (size_t)(mt * step) * sizeof(uint32_t), op);
@@ -427,8 +431,12 @@ static int cuda_binary_knn(const ml_binary_knn_desc *p) {
   if (!rc && filter) rc = cd.get(d->index, (size_t)(mt * cap) * sizeof(uint32_t), op);
   if (!rc && filter) rc = ci.get(d->index, (size_t)(mt * cap) * sizeof(uint32_t), op);
   if (!rc && filter) rc = count.get(d->index, (size_t)mt * sizeof(int), op);
+  if (!rc && stream) rc = halves.get(d->index, (size_t)pairs * sizeof(int2), op);
   if (!rc) rc = popc_rows(d, q, m, w, pq.as<int>(), op);
   if (!rc) rc = popc_rows(d, r, n, w, pr.as<int>(), op);
+  if (!rc && stream)
+    rc = cuda_launch<column_halves>(d, grid_for(pairs, 256, d), 256, 0, op, pr.as<int>(), n,
+                                    halves.as<int2>(), pairs);
   for (int64_t i0 = 0; !rc && i0 < m; i0 += mt) {
     int64_t mi = m - i0 < mt ? m - i0 : mt;
     uint32_t *dist = array_ptr<uint32_t>(p->dist) + i0 * k;
@@ -488,7 +496,8 @@ static int cuda_binary_knn(const ml_binary_knn_desc *p) {
       g.cand_d = cd.as<uint32_t>();
       g.cand_i = ci.as<uint32_t>();
       g.count = count.as<int>();
-      if (!rc) rc = w == 8 ? knn_stream(d, g, op) : mm_launch<true>(d, g, 1, op);
+      g.halves = halves.as<int2>() + base / 2; /* base is a multiple of BN */
+      if (!rc) rc = stream ? knn_stream(d, g, op) : mm_launch<true>(d, g, 1, op);
       a.base = base;
       a.n = base + c;
       if (!rc) rc = knn_select<SRC_FILTER>(d, a, op);

@@ -69,6 +69,9 @@ struct MmArgs {
   int64_t thr_stride, base, cap;
   uint32_t *cand_d, *cand_i; /* m x cap */
   int *count;                /* m */
+  /* binary_stream.cuh's filter: the references' column terms, pairs
+   * from b's first row on */
+  const int2 *halves;
 };
 
 __device__ __forceinline__ unsigned smem_addr(const void *p) {

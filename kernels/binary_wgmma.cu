@@ -28,14 +28,20 @@
  * next (ptxas's C7519 "warpgroup.arrive is injected").
  * The epilogue turns popc(a AND b) into the dot product or the distance,
  * as binary_mm_tc's does. Nothing is loaded past the last row or column
- * (their results are not stored). */
+ * (their results are not stored).
+ *
+ * The CTAs stay resident, one a multiprocessor, and take the tiles in
+ * turn through one pipeline, so that the next tile's first stages load
+ * while the last one's epilogue writes: at 8192^3, where a CTA a tile
+ * waited for its first stages and wrote its results with the tensor
+ * cores idle, the product went from 235 to 214 us (kernel time). */
 #include "binary_mm.cuh"
 
 /* warpgroups a CTA, 64 rows of out each */
 #define WG_GROUPS 3
 #define WG_BM (64 * WG_GROUPS)
 #define WG_BN 256
-#define WG_STAGES 4
+#define WG_STAGES 4 /* a power of 2 */
 /* stages loading while one is multiplied and one may still be read by
  * the last products */
 #define WG_AHEAD (WG_STAGES - 2)
@@ -76,128 +82,82 @@ __device__ __forceinline__ uint64_t wg_desc(unsigned addr) {
  * asynchronous MMA's fences. */
 __device__ __forceinline__ void wg_pin(int &x) { asm volatile("" : "+r"(x)::"memory"); }
 
-/* d += popc(A AND B) over 256 bits for the warpgroup's 64 x 256 block: thread l of warp w holds rows 16 w +
- * l / 4 (+ 8 for d[4 j + 2], d[4 j + 3]) and columns 8 j + 2 (l % 4)
- * (+ 1 for d[4 j + 1], d[4 j + 3]). */
-__device__ __forceinline__ void wg_mma(int (&d)[128], uint64_t da, uint64_t db) {
-  asm volatile(
-      "wgmma.mma_async.sync.aligned.m64n256k256.s32.b1.b1.and.popc {"
-      "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, "
-      "%17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
-      "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, "
-      "%47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, "
-      "%62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, "
-      "%77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, "
-      "%92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, "
-      "%106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, "
-      "%119, %120, %121, %122, %123, %124, %125, %126, %127"
-      "}, %128, %129, 1;\n"
-      : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3]), "+r"(d[4]), "+r"(d[5]), "+r"(d[6]),
-      "+r"(d[7]), "+r"(d[8]), "+r"(d[9]), "+r"(d[10]), "+r"(d[11]), "+r"(d[12]),
-      "+r"(d[13]), "+r"(d[14]), "+r"(d[15]), "+r"(d[16]), "+r"(d[17]), "+r"(d[18]),
-      "+r"(d[19]), "+r"(d[20]), "+r"(d[21]), "+r"(d[22]), "+r"(d[23]), "+r"(d[24]),
-      "+r"(d[25]), "+r"(d[26]), "+r"(d[27]), "+r"(d[28]), "+r"(d[29]), "+r"(d[30]),
-      "+r"(d[31]), "+r"(d[32]), "+r"(d[33]), "+r"(d[34]), "+r"(d[35]), "+r"(d[36]),
-      "+r"(d[37]), "+r"(d[38]), "+r"(d[39]), "+r"(d[40]), "+r"(d[41]), "+r"(d[42]),
-      "+r"(d[43]), "+r"(d[44]), "+r"(d[45]), "+r"(d[46]), "+r"(d[47]), "+r"(d[48]),
-      "+r"(d[49]), "+r"(d[50]), "+r"(d[51]), "+r"(d[52]), "+r"(d[53]), "+r"(d[54]),
-      "+r"(d[55]), "+r"(d[56]), "+r"(d[57]), "+r"(d[58]), "+r"(d[59]), "+r"(d[60]),
-      "+r"(d[61]), "+r"(d[62]), "+r"(d[63]), "+r"(d[64]), "+r"(d[65]), "+r"(d[66]),
-      "+r"(d[67]), "+r"(d[68]), "+r"(d[69]), "+r"(d[70]), "+r"(d[71]), "+r"(d[72]),
-      "+r"(d[73]), "+r"(d[74]), "+r"(d[75]), "+r"(d[76]), "+r"(d[77]), "+r"(d[78]),
-      "+r"(d[79]), "+r"(d[80]), "+r"(d[81]), "+r"(d[82]), "+r"(d[83]), "+r"(d[84]),
-      "+r"(d[85]), "+r"(d[86]), "+r"(d[87]), "+r"(d[88]), "+r"(d[89]), "+r"(d[90]),
-      "+r"(d[91]), "+r"(d[92]), "+r"(d[93]), "+r"(d[94]), "+r"(d[95]), "+r"(d[96]),
-      "+r"(d[97]), "+r"(d[98]), "+r"(d[99]), "+r"(d[100]), "+r"(d[101]), "+r"(d[102]),
-      "+r"(d[103]), "+r"(d[104]), "+r"(d[105]), "+r"(d[106]), "+r"(d[107]), "+r"(d[108]),
-      "+r"(d[109]), "+r"(d[110]), "+r"(d[111]), "+r"(d[112]), "+r"(d[113]), "+r"(d[114]),
-      "+r"(d[115]), "+r"(d[116]), "+r"(d[117]), "+r"(d[118]), "+r"(d[119]), "+r"(d[120]),
-      "+r"(d[121]), "+r"(d[122]), "+r"(d[123]), "+r"(d[124]), "+r"(d[125]), "+r"(d[126]),
-      "+r"(d[127])
-      : "l"(da), "l"(db));
+#define WG_D_REGS \
+  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16," \
+  "%17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31," \
+  "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46," \
+  "%47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61," \
+  "%62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76," \
+  "%77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91," \
+  "%92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105," \
+  "%106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117," \
+  "%118, %119, %120, %121, %122, %123, %124, %125, %126, %127" \
+
+#define WG_D_OUT(C) \
+  C(d[0]), C(d[1]), C(d[2]), C(d[3]), C(d[4]), C(d[5]), C(d[6]), C(d[7]), C(d[8]), \
+  C(d[9]), C(d[10]), C(d[11]), C(d[12]), C(d[13]), C(d[14]), C(d[15]), C(d[16]), \
+  C(d[17]), C(d[18]), C(d[19]), C(d[20]), C(d[21]), C(d[22]), C(d[23]), C(d[24]), \
+  C(d[25]), C(d[26]), C(d[27]), C(d[28]), C(d[29]), C(d[30]), C(d[31]), C(d[32]), \
+  C(d[33]), C(d[34]), C(d[35]), C(d[36]), C(d[37]), C(d[38]), C(d[39]), C(d[40]), \
+  C(d[41]), C(d[42]), C(d[43]), C(d[44]), C(d[45]), C(d[46]), C(d[47]), C(d[48]), \
+  C(d[49]), C(d[50]), C(d[51]), C(d[52]), C(d[53]), C(d[54]), C(d[55]), C(d[56]), \
+  C(d[57]), C(d[58]), C(d[59]), C(d[60]), C(d[61]), C(d[62]), C(d[63]), C(d[64]), \
+  C(d[65]), C(d[66]), C(d[67]), C(d[68]), C(d[69]), C(d[70]), C(d[71]), C(d[72]), \
+  C(d[73]), C(d[74]), C(d[75]), C(d[76]), C(d[77]), C(d[78]), C(d[79]), C(d[80]), \
+  C(d[81]), C(d[82]), C(d[83]), C(d[84]), C(d[85]), C(d[86]), C(d[87]), C(d[88]), \
+  C(d[89]), C(d[90]), C(d[91]), C(d[92]), C(d[93]), C(d[94]), C(d[95]), C(d[96]), \
+  C(d[97]), C(d[98]), C(d[99]), C(d[100]), C(d[101]), C(d[102]), C(d[103]), \
+  C(d[104]), C(d[105]), C(d[106]), C(d[107]), C(d[108]), C(d[109]), C(d[110]), \
+  C(d[111]), C(d[112]), C(d[113]), C(d[114]), C(d[115]), C(d[116]), C(d[117]), \
+  C(d[118]), C(d[119]), C(d[120]), C(d[121]), C(d[122]), C(d[123]), C(d[124]), \
+  C(d[125]), C(d[126]), C(d[127])
+
+/* d = popc(A AND B) over 256 bits for the warpgroup's 64 x 256 block,
+ * plus d where add: thread l of warp w holds rows 16 w + l / 4 (+ 8 for
+ * d[4 j + 2], d[4 j + 3]) and columns 8 j + 2 (l % 4) (+ 1 for
+ * d[4 j + 1], d[4 j + 3]). */
+__device__ __forceinline__ void wg_mma(int (&d)[128], uint64_t da, uint64_t db, int add) {
+  asm volatile("{\n.reg .pred add;\nsetp.ne.b32 add, %130, 0;\n"
+               "wgmma.mma_async.sync.aligned.m64n256k256.s32.b1.b1.and.popc {" WG_D_REGS
+               "}, %128, %129, add;\n}\n"
+               : WG_D_OUT("+r")
+               : "l"(da), "l"(db), "r"(add));
 }
 
-__global__ void __launch_bounds__(WG_THREADS, 1) binary_mm_wgmma(MmArgs p) {
-  extern __shared__ __align__(128) unsigned char wg_smem[];
-  int *rows = (int *)(wg_smem + WG_STAGES * WG_STAGE_BYTES + 1024), *cols = rows + WG_BM;
-  const int64_t z = blockIdx.z, r0 = (int64_t)blockIdx.x * WG_BM,
-                c0 = (int64_t)blockIdx.y * WG_BN;
-  const uint32_t *a = p.a + z * p.sa, *b = p.b + z * p.sb;
-  const int tid = threadIdx.x, wg = tid >> 7, warp = (tid >> 5) & 3, lane = tid & 31;
-  if (tid < WG_BM && r0 + tid < p.m) rows[tid] = p.pa[z * p.spa + r0 + tid];
-  if (tid < WG_BN && c0 + tid < p.n) cols[tid] = p.pb[z * p.spb + c0 + tid];
-  const unsigned base = (smem_addr(wg_smem) + 1023) & ~1023u; /* the swizzle's alignment */
+/* The accumulators' values from here on undefined (a tile's first
+ * product replaces them): no instruction, but the registers are free
+ * from their last read on, which the epilogue needs. */
+__device__ __forceinline__ void wg_forget(int (&d)[128]) {
+  asm volatile("" : WG_D_OUT("=r"));
+}
 
-  /* The loader's part of a thread: chunk q of rows lr + WG_PASS i of A
-   * and of B (bit i of amask and bmask: the row exists). */
-  const int lr = tid >> 3, q = tid & 7;
-  const int64_t arow = r0 + lr < p.m ? r0 + lr : 0, brow = c0 + lr < p.n ? c0 + lr : 0;
-  const uint32_t *ap = a + arow * p.w + q * 4, *bp = b + brow * p.w + q * 4;
-  const int64_t rows_pass = WG_PASS * p.w;
-  unsigned amask = 0, bmask = 0;
-#pragma unroll
-  for (int i = 0; i < WG_B_PASSES; i++) {
-    amask |= (unsigned)(i < WG_A_PASSES && r0 + lr + WG_PASS * i < p.m) << i;
-    bmask |= (unsigned)(lr + WG_PASS * i < WG_BN && c0 + lr + WG_PASS * i < p.n) << i;
-  }
-  const unsigned adst = base + wg_chunk_at(lr, q), bdst = adst + WG_A_BYTES;
-  const int steps = (int)((p.w + 4 * WG_CHUNKS - 1) / (4 * WG_CHUNKS)); /* 4 words a chunk */
-  auto load = [&](int ks) {
-    const unsigned off = (ks % WG_STAGES) * WG_STAGE_BYTES;
-    const int64_t kw = (int64_t)ks * 4 * WG_CHUNKS;
-    const bool in = kw + q * 4 < p.w;
-#pragma unroll
-    for (int i = 0; i < WG_A_PASSES; i++)
-      if (amask >> i & 1)
-        cp_async16_or_zero(adst + off + i * WG_PASS * 128, in ? ap + i * rows_pass + kw : ap, in);
-#pragma unroll
-    for (int i = 0; i < WG_B_PASSES; i++)
-      if (bmask >> i & 1)
-        cp_async16_or_zero(bdst + off + i * WG_PASS * 128, in ? bp + i * rows_pass + kw : bp, in);
-  };
-#pragma unroll
-  for (int s = 0; s < WG_AHEAD; s++) {
-    if (s < steps) load(s);
-    cp_async_commit();
-  }
-  int acc[128];
-#pragma unroll
-  for (int i = 0; i < 128; i++) acc[i] = 0;
-  for (int ks = 0; ks < steps; ks++) {
-    cp_async_wait<WG_AHEAD - 1>();
-    /* this thread's copies, seen by the tensor cores' (async) reads */
-    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-    /* stage ks is in; every warpgroup's products of ks - 2 are done, so
-     * that its slot takes stage ks + 2 */
-    __syncthreads();
-    if (ks + WG_AHEAD < steps) load(ks + WG_AHEAD);
-    cp_async_commit();
-    const unsigned st = base + (ks % WG_STAGES) * WG_STAGE_BYTES;
-    const uint64_t da = wg_desc(st + wg * 64 * 128), db = wg_desc(st + WG_A_BYTES);
-#pragma unroll
-    for (int i = 0; i < 128; i++) wg_pin(acc[i]);
-    asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
-    /* plane j: chunks 2 j and 2 j + 1 of every row, 32 bytes on (2 in
-     * the descriptor's units; the hardware applies the swizzle) */
-#pragma unroll
-    for (int j = 0; j < WG_CHUNKS / 2; j++) wg_mma(acc, da + 2 * j, db + 2 * j);
-    asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
-    /* the products of ks run on while the next stage is awaited */
-    asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
-  }
-  asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
-#pragma unroll
-  for (int i = 0; i < 128; i++) wg_pin(acc[i]);
-  cp_async_wait<0>();
+/* Where tile t of the product lies: batch item z, rows r0 on, columns
+ * c0 on (row tiles fastest, so that the CTAs at work at once share
+ * column tiles). */
+struct WgTile {
+  int64_t z, r0, c0;
 
-  /* the epilogue: rows 64 wg + 16 warp + g + 8 h, columns 8 j + 2 t + e */
+  __device__ void at(unsigned t, unsigned rtiles, unsigned ctiles) {
+    const unsigned u = t / rtiles, zz = u / ctiles;
+    r0 = (int64_t)(t - u * rtiles) * WG_BM;
+    z = zz;
+    c0 = (int64_t)(u - zz * ctiles) * WG_BN;
+  }
+};
+
+/* Tile t's block of out from its accumulators and popcounts (rows,
+ * cols): the warp's rows wr + g + 8 h, columns 8 j + 2 t + e. */
+__device__ __forceinline__ void wg_epilogue(const MmArgs &p, const int (&acc)[128],
+                                            const WgTile &tile, const int *rows, const int *cols,
+                                            int wr, int lane) {
   const int g = lane >> 2, t = lane & 3;
+  const int64_t r0 = tile.r0, c0 = tile.c0;
   const bool full = c0 + WG_BN <= p.n;
-  int32_t *out = p.out + z * p.so;
+  int32_t *out = p.out + tile.z * p.so;
   const bool pair = full && (p.ldo & 1) == 0 && ((uintptr_t)out & 7) == 0;
 #pragma unroll
   for (int h = 0; h < 2; h++) {
-    const int lrow = wg * 64 + warp * 16 + g + h * 8;
+    const int lrow = wr + g + h * 8;
     const int64_t row = r0 + lrow;
     if (row >= p.m) continue;
     const int ra = rows[lrow];
@@ -222,10 +182,132 @@ __global__ void __launch_bounds__(WG_THREADS, 1) binary_mm_wgmma(MmArgs p) {
   }
 }
 
+/* The loader's part of a thread: chunk q of rows lr + WG_PASS i of A and
+ * of B (bit i of amask and bmask: the row exists) in a tile. */
+struct WgLoader {
+  const uint32_t *ap, *bp;
+  unsigned amask, bmask;
+
+  __device__ void at(const MmArgs &p, unsigned tile, unsigned rtiles, unsigned ctiles, int lr,
+                     int q) {
+    WgTile w;
+    w.at(tile, rtiles, ctiles);
+    const int64_t arow = w.r0 + lr < p.m ? w.r0 + lr : 0, brow = w.c0 + lr < p.n ? w.c0 + lr : 0;
+    ap = p.a + w.z * p.sa + arow * p.w + q * 4;
+    bp = p.b + w.z * p.sb + brow * p.w + q * 4;
+    amask = bmask = 0;
+#pragma unroll
+    for (int i = 0; i < WG_B_PASSES; i++) {
+      amask |= (unsigned)(i < WG_A_PASSES && w.r0 + lr + WG_PASS * i < p.m) << i;
+      bmask |= (unsigned)(lr + WG_PASS * i < WG_BN && w.c0 + lr + WG_PASS * i < p.n) << i;
+    }
+  }
+
+  /* k-step ks of the tile into the stage at byte offset off (the chunks
+   * past the last word zeros) */
+  __device__ void load(const MmArgs &p, int ks, unsigned adst, unsigned off, int q) {
+    const int64_t kw = (int64_t)ks * 4 * WG_CHUNKS, rows_pass = WG_PASS * p.w;
+    const bool in = kw + q * 4 < p.w;
+    const unsigned bdst = adst + WG_A_BYTES;
+#pragma unroll
+    for (int i = 0; i < WG_A_PASSES; i++)
+      if (amask >> i & 1)
+        cp_async16_or_zero(adst + off + i * WG_PASS * 128, in ? ap + i * rows_pass + kw : ap, in);
+#pragma unroll
+    for (int i = 0; i < WG_B_PASSES; i++)
+      if (bmask >> i & 1)
+        cp_async16_or_zero(bdst + off + i * WG_PASS * 128, in ? bp + i * rows_pass + kw : bp, in);
+  }
+};
+
+/* A CTA takes tiles blockIdx.x, blockIdx.x + gridDim.x, ... (of `tiles`,
+ * rtiles x ctiles a batch item) through one pipeline: the loader runs
+ * WG_AHEAD k-steps ahead across the tiles' edges, so that the next
+ * tile's first stages load while the last one's epilogue runs. A tile's
+ * popcounts go to shared memory after its first barrier, which the last
+ * tile's epilogue has passed, and are read after its second; the loader
+ * moves on to the next tile WG_AHEAD k-steps before its end. */
+static_assert(WG_MIN_STEPS * BKW / (4 * WG_CHUNKS) > WG_AHEAD,
+              "a tile has more k-steps than the loader runs ahead");
+
+__global__ void __launch_bounds__(WG_THREADS, 1)
+    binary_mm_wgmma(MmArgs p, unsigned rtiles, unsigned ctiles, unsigned tiles) {
+  extern __shared__ __align__(128) unsigned char wg_smem[];
+  /* the popcounts of the tile's rows and columns */
+  int *rows = (int *)(wg_smem + WG_STAGES * WG_STAGE_BYTES + 1024), *cols = rows + WG_BM;
+  const int tid = threadIdx.x, wg = tid >> 7, lr = tid >> 3, q = tid & 7;
+  const unsigned base = (smem_addr(wg_smem) + 1023) & ~1023u; /* the swizzle's alignment */
+  const unsigned adst = base + wg_chunk_at(lr, q);
+  const int steps = (int)((p.w + 4 * WG_CHUNKS - 1) / (4 * WG_CHUNKS)); /* 4 words a chunk */
+
+  WgLoader ld;
+  ld.at(p, blockIdx.x, rtiles, ctiles, lr, q);
+#pragma unroll
+  for (int s = 0; s < WG_AHEAD; s++) {
+    ld.load(p, s, adst, s * WG_STAGE_BYTES, q);
+    cp_async_commit();
+  }
+
+  int acc[128];
+  unsigned t = blockIdx.x;
+  int ks = 0, slot = 0;
+  while (t < tiles) {
+    cp_async_wait<WG_AHEAD - 1>();
+    /* this thread's copies, seen by the tensor cores' (async) reads */
+    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+    /* stage ks is in; every warpgroup's products of the k-step two
+     * before are done, so that its slot takes the one two after */
+    __syncthreads();
+    if (ks == 0) {
+      WgTile w;
+      w.at(t, rtiles, ctiles);
+      if (tid < WG_BM && w.r0 + tid < p.m) cp_async4(rows + tid, p.pa + w.z * p.spa + w.r0 + tid);
+      if (tid < WG_BN && w.c0 + tid < p.n) cp_async4(cols + tid, p.pb + w.z * p.spb + w.c0 + tid);
+    }
+    const int lks = ks + WG_AHEAD;
+    if (lks == steps && t + gridDim.x < tiles) ld.at(p, t + gridDim.x, rtiles, ctiles, lr, q);
+    if (lks < steps || t + gridDim.x < tiles)
+      ld.load(p, lks < steps ? lks : lks - steps, adst,
+              ((slot + WG_AHEAD) & (WG_STAGES - 1)) * WG_STAGE_BYTES, q);
+    cp_async_commit();
+    const unsigned st = base + slot * WG_STAGE_BYTES;
+    const uint64_t da = wg_desc(st + wg * 64 * 128), db = wg_desc(st + WG_A_BYTES);
+#pragma unroll
+    for (int i = 0; i < 128; i++) wg_pin(acc[i]);
+    asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+    /* plane j: chunks 2 j and 2 j + 1 of every row, 32 bytes on (2 in
+     * the descriptor's units; the hardware applies the swizzle); a
+     * tile's first replaces the accumulators */
+#pragma unroll
+    for (int j = 0; j < WG_CHUNKS / 2; j++) wg_mma(acc, da + 2 * j, db + 2 * j, ks | j);
+    asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+    slot = (slot + 1) & (WG_STAGES - 1);
+    if (++ks < steps) {
+      /* the products of this k-step run on while the next is awaited */
+      asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
+    } else {
+      asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+#pragma unroll
+      for (int i = 0; i < 128; i++) wg_pin(acc[i]);
+      WgTile w;
+      w.at(t, rtiles, ctiles);
+      wg_epilogue(p, acc, w, rows, cols, wg * 64 + (tid >> 5 & 3) * 16, tid & 31);
+      wg_forget(acc);
+      ks = 0, t += gridDim.x;
+    }
+  }
+  cp_async_wait<0>();
+}
+
+/* One CTA a multiprocessor (or a tile); mm_pieces' batches of 65535
+ * items keep the tiles' count within 32 bits, where each tile spans
+ * rows of at least WG_MIN_STEPS stages. */
 int mm_launch_wgmma(cuda_dev *d, const MmArgs &p, int64_t batch, const char *op) {
-  return mm_pieces(p, batch, 65535 * WG_BN, false, [&](const MmArgs &q, int64_t nz) {
-    dim3 grid((unsigned)((q.m + WG_BM - 1) / WG_BM), (unsigned)((q.n + WG_BN - 1) / WG_BN),
-              (unsigned)nz);
-    return cuda_launch<binary_mm_wgmma>(d, grid, WG_THREADS, WG_SMEM, op, q);
+  return mm_pieces(p, batch, p.n, false, [&](const MmArgs &q, int64_t nz) {
+    const int64_t rtiles = (q.m + WG_BM - 1) / WG_BM, ctiles = (q.n + WG_BN - 1) / WG_BN;
+    const int64_t tiles = nz * rtiles * ctiles;
+    const unsigned grid = (unsigned)(tiles < d->sms ? tiles : d->sms);
+    return cuda_launch<binary_mm_wgmma>(d, grid, WG_THREADS, WG_SMEM, op, q, (unsigned)rtiles,
+                                        (unsigned)ctiles, (unsigned)tiles);
   });
 }

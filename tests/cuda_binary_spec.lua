@@ -82,6 +82,18 @@ describe("cuda binary.mm and hamming", function()
     a, b = pm1({2, 3, 130, 4200}), pm1({2, 3, 4200, 270})
     equal(ml.binary.mm(a, b), ml.binary.mm(a:cuda(), b:cuda()), "batch, long k")
   end)
+
+  it("takes more tiles than the GPU has multiprocessors, each CTA several", function()
+    ml.seed(20)
+    -- k of 4096 bits and over: kernels/binary_wgmma.cu on a Hopper, whose
+    -- resident CTAs take tiles of 192 x 256 in turn; 150 items of 2 x 2
+    -- tiles, the second row and column tiles partial, and k of 4097 (five
+    -- 1024-bit k-steps, the last with one bit)
+    local a, b = pm1({150, 200, 4097}), pm1({150, 4097, 260})
+    equal(ml.binary.mm(a, b), ml.binary.mm(a:cuda(), b:cuda()), "600 tiles")
+    equal(ml.binary.hamming(a, b:transpose(-1, -2)),
+          ml.binary.hamming(a:cuda(), b:transpose(-1, -2):cuda()), "600 tiles, hamming")
+  end)
 end)
 
 -- ml.knn of the codes q and r (±1 on the CPU, packed here) on both
