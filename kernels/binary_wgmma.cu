@@ -82,6 +82,7 @@ __device__ __forceinline__ uint64_t wg_desc(unsigned addr) {
  * asynchronous MMA's fences. */
 __device__ __forceinline__ void wg_pin(int &x) { asm volatile("" : "+r"(x)::"memory"); }
 
+/* the accumulators' places in the asm text of wg_mma */
 #define WG_D_REGS \
   "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16," \
   "%17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31," \
@@ -91,8 +92,8 @@ __device__ __forceinline__ void wg_pin(int &x) { asm volatile("" : "+r"(x)::"mem
   "%77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91," \
   "%92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105," \
   "%106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117," \
-  "%118, %119, %120, %121, %122, %123, %124, %125, %126, %127" \
-
+  "%118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
+/* the accumulators as asm operands, each with the constraint C */
 #define WG_D_OUT(C) \
   C(d[0]), C(d[1]), C(d[2]), C(d[3]), C(d[4]), C(d[5]), C(d[6]), C(d[7]), C(d[8]), \
   C(d[9]), C(d[10]), C(d[11]), C(d[12]), C(d[13]), C(d[14]), C(d[15]), C(d[16]), \
