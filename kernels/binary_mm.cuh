@@ -240,11 +240,10 @@ static __device__ __noinline__ void mm_filter_row(FilterSink f, int lr, int64_t 
  * test dist < th is pb - 2 acc < th - pa: its minimum over a row's
  * columns for each of the lane's rows first, with no branch between
  * them, then the rare rows that pass (all of a partial block's) out of
- * line; ra(lr) gives a row's popcount there. */
-template <class Ra>
+ * line, with the rows' popcounts ra (local rows). */
 __device__ __forceinline__ void filter_block(const FilterSink &sink, const int (&acc)[MI][NJ][4],
                                              const int (&pc)[NJ][2], const int (&bound)[MI][2],
-                                             bool full, int lr0, int64_t col0, Ra ra) {
+                                             bool full, int lr0, int64_t col0, const int *ra) {
   unsigned hit = 0;
 #pragma unroll
   for (int i = 0; i < MI; i++)
@@ -269,7 +268,7 @@ __device__ __forceinline__ void filter_block(const FilterSink &sink, const int (
         int e[2 * NJ];
 #pragma unroll
         for (int v = 0; v < 2 * NJ; v++) e[v] = pc[v / 2][v % 2] - 2 * acc[i][v / 2][h * 2 + v % 2];
-        mm_filter_row(sink, lr, col0, bound[i][h], ra(lr), e);
+        mm_filter_row(sink, lr, col0, bound[i][h], ra[lr], e);
       }
 }
 
@@ -301,7 +300,7 @@ __device__ __forceinline__ void mm_epilogue(const MmArgs &p, const FilterSink &s
         const int lr = wr + i * 16 + g + h * 8;
         bound[i][h] = r0 + lr < p.m ? rows[BM + lr] : INT_MIN;
       }
-    filter_block(sink, acc, pc, bound, full, wr + g, col0, [&](int lr) { return rows[lr]; });
+    filter_block(sink, acc, pc, bound, full, wr + g, col0, rows);
     return;
   }
   int32_t *out = p.out + z * p.so;
