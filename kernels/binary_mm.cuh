@@ -437,6 +437,28 @@ static int mm_pieces(const MmArgs &p, int64_t batch, int64_t cmax, bool filter, 
 int mm_launch_wgmma(cuda_dev *d, const MmArgs &p, int64_t batch, const char *op);
 #define WG_MIN_STEPS 8
 
+/* The warpgroup MMA's bare AND-popcount rate (binary_wgmma.cu), ops a
+ * second as binary.cu's peak counts them. */
+int peak_wgmma(cuda_dev *d, double *ops, const char *op);
+
+/* *ms, the time of launch() run a second time (the first warms up). */
+template <class Launch> static int time_second_run(cuda_dev *d, Launch launch, float *ms,
+                                                   const char *op) {
+  cudaEvent_t e0 = nullptr, e1 = nullptr;
+  *ms = 0;
+  int rc = cuda_check(cudaEventCreate(&e0), op);
+  if (!rc) rc = cuda_check(cudaEventCreate(&e1), op);
+  if (!rc) rc = launch();
+  if (!rc) rc = cuda_check(cudaEventRecord(e0, d->stream), op);
+  if (!rc) rc = launch();
+  if (!rc) rc = cuda_check(cudaEventRecord(e1, d->stream), op);
+  if (!rc) rc = cuda_check(cudaEventSynchronize(e1), op);
+  if (!rc) rc = cuda_check(cudaEventElapsedTime(ms, e0, e1), op);
+  if (e0) cudaEventDestroy(e0);
+  if (e1) cudaEventDestroy(e1);
+  return rc;
+}
+
 /* The launches of p over `batch` items (mm_pieces); tpc column tiles a
  * CTA where k is short. */
 template <bool FILTER> static int mm_launch(cuda_dev *d, MmArgs p, int64_t batch, const char *op) {

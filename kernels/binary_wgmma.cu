@@ -36,6 +36,7 @@
  * waited for its first stages and wrote its results with the tensor
  * cores idle, the product went from 235 to 214 us (kernel time). */
 #include "binary_mm.cuh"
+#include "scratch.cuh"
 
 /* warpgroups a CTA, 64 rows of out each */
 #define WG_GROUPS 3
@@ -130,6 +131,20 @@ __device__ __forceinline__ void wg_mma(int (&d)[128], uint64_t da, uint64_t db, 
  * from their last read on, which the epilogue needs. */
 __device__ __forceinline__ void wg_forget(int (&d)[128]) {
   asm volatile("" : WG_D_OUT("=r"));
+}
+
+/* The stage at shared address st for warpgroup wg's 64 rows: its four
+ * 256-bit planes into acc (plane j: chunks 2 j and 2 j + 1 of every row,
+ * 32 bytes on, 2 in the descriptor's units; the hardware applies the
+ * swizzle), replacing them first where keep is 0; one commit group. */
+__device__ __forceinline__ void wg_stage(int (&acc)[128], unsigned st, int wg, int keep) {
+  const uint64_t da = wg_desc(st + wg * 64 * 128), db = wg_desc(st + WG_A_BYTES);
+#pragma unroll
+  for (int i = 0; i < 128; i++) wg_pin(acc[i]);
+  asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+#pragma unroll
+  for (int j = 0; j < WG_CHUNKS / 2; j++) wg_mma(acc, da + 2 * j, db + 2 * j, keep | j);
+  asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
 }
 
 /* Where tile t of the product lies: batch item z, rows r0 on, columns
@@ -271,17 +286,8 @@ __global__ void __launch_bounds__(WG_THREADS, 1)
       ld.load(p, lks < steps ? lks : lks - steps, adst,
               ((slot + WG_AHEAD) & (WG_STAGES - 1)) * WG_STAGE_BYTES, q);
     cp_async_commit();
-    const unsigned st = base + slot * WG_STAGE_BYTES;
-    const uint64_t da = wg_desc(st + wg * 64 * 128), db = wg_desc(st + WG_A_BYTES);
-#pragma unroll
-    for (int i = 0; i < 128; i++) wg_pin(acc[i]);
-    asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
-    /* plane j: chunks 2 j and 2 j + 1 of every row, 32 bytes on (2 in
-     * the descriptor's units; the hardware applies the swizzle); a
-     * tile's first replaces the accumulators */
-#pragma unroll
-    for (int j = 0; j < WG_CHUNKS / 2; j++) wg_mma(acc, da + 2 * j, db + 2 * j, ks | j);
-    asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+    /* a tile's first product replaces the accumulators */
+    wg_stage(acc, base + slot * WG_STAGE_BYTES, wg, ks);
     slot = (slot + 1) & (WG_STAGES - 1);
     if (++ks < steps) {
       /* the products of this k-step run on while the next is awaited */
@@ -311,4 +317,48 @@ int mm_launch_wgmma(cuda_dev *d, const MmArgs &p, int64_t batch, const char *op)
     return cuda_launch<binary_mm_wgmma>(d, grid, WG_THREADS, WG_SMEM, op, q, (unsigned)rtiles,
                                         (unsigned)ctiles, (unsigned)tiles);
   });
+}
+
+/* The bare warpgroup MMA: WG_GROUPS warpgroups a CTA, one CTA a
+ * multiprocessor, each repeating a stage's four m64n256k256 products on
+ * fixed bits in shared memory, the accumulators' sum stored where it
+ * cannot be equal, so that the work stays. */
+#define WG_PEAK_ITERS 2048
+
+__global__ void __launch_bounds__(WG_THREADS, 1) binary_peak_wgmma(int *sink) {
+  extern __shared__ __align__(128) unsigned char wg_smem[];
+  const unsigned at = smem_addr(wg_smem), base = (at + 1023) & ~1023u;
+  uint32_t *words = (uint32_t *)(wg_smem + (base - at));
+  for (int i = threadIdx.x; i < WG_STAGE_BYTES / 4; i += WG_THREADS)
+    words[i] = (uint32_t)i * 0x9E3779B9u ^ blockIdx.x;
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+  __syncthreads();
+  int acc[128];
+  for (int it = 0; it < WG_PEAK_ITERS; it++) {
+    wg_stage(acc, base, threadIdx.x >> 7, it);
+    asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+  }
+#pragma unroll
+  for (int i = 0; i < 128; i++) wg_pin(acc[i]);
+  int s = 0;
+#pragma unroll
+  for (int i = 0; i < 128; i++) s += acc[i];
+  if (s == -1) *sink = s;
+}
+
+int peak_wgmma(cuda_dev *d, double *ops, const char *op) {
+  cuda_scratch sink;
+  int rc = sink.get(d->index, sizeof(int), op);
+  float ms = 0;
+  if (!rc)
+    rc = time_second_run(
+        d,
+        [&] {
+          return cuda_launch<binary_peak_wgmma>(d, d->sms, WG_THREADS, WG_STAGE_BYTES + 1024, op,
+                                                sink.as<int>());
+        },
+        &ms, op);
+  const double products = (double)d->sms * WG_GROUPS * WG_PEAK_ITERS * (WG_CHUNKS / 2);
+  *ops = !rc && ms > 0 ? products * 2 * 64 * 256 * 256 / (ms * 1e-3) : 0;
+  return rc;
 }

@@ -109,6 +109,23 @@ local function knn_both(q, r, ks)
   end
 end
 
+describe("cuda binary peak", function()
+  it("measures the bare AND-popcount rate, at least that of the product it bounds", function()
+    local core = require "moonlab.binary_core"
+    local peak = core.peak(GPU)
+    local a = ml.binary.pack(ml.randn(2048, 4096, {device = GPU}))
+    local b = ml.binary.pack(ml.randn(4096, 2048, {device = GPU}), {dim = 1})
+    ml.binary.mm(a, b)
+    ml.synchronize(GPU)
+    local t0 = ml.clock()
+    ml.binary.mm(a, b)
+    ml.synchronize(GPU)
+    local rate = 2 * 2048 * 2048 * 4096 / (ml.clock() - t0)
+    assert.is_true(peak > 1e12 and peak < 1e17, ("peak %g ops/s"):format(peak))
+    assert.is_true(peak >= rate, ("peak %g below the product's %g ops/s"):format(peak, rate))
+  end)
+end)
+
 describe("cuda knn hamming", function()
   it("equals the CPU's, ties to the lower index, for short and long lists", function()
     ml.seed(15)

@@ -6,8 +6,9 @@
 -- codes, k = 10 (PyTorch's side: int8 products of the ±1 codes in chunks
 -- and topk). Each is checked against the CPU on a slice before it is
 -- timed. The product's and the kNN's floors are their AND-popcount
--- arithmetic at the peak measured in this run by the bare mma kernel
--- (binary_backend.h's peak), so "of floor" is the fraction of that peak;
+-- arithmetic at the peak measured in this run by the bare MMA kernels
+-- (binary_backend.h's peak: on a Hopper the warpgroup MMA's, 1.6 times
+-- mma.sync's), so "of floor" is the fraction of that peak;
 -- packing's is its bytes at the copy bandwidth.
 local ml = require "moonlab"
 local bench = require "bench.common"
@@ -26,9 +27,10 @@ function M.run(add, hw)
   local peak = 0
   for _ = 1, 3 do peak = math.max(peak, core.peak(dev)) end
   local n = 8192
-  add{name = "binary_peak", label = "mma.and.popc peak (bare, registers)",
+  add{name = "binary_peak", label = "AND-popc peak (bare tensor-core MMA)",
     time = 2 * n^3 / peak, rate = peak,
-    note = "time: the 8192^3 product at this rate; ops = 2 m n k, k in bits"}
+    note = "time: the 8192^3 product at this rate; ops = 2 m n k, k in bits; "
+      .. "Hopper: wgmma from shared memory, else mma.sync from registers"}
 
   ml.seed(0)
   local sets = {}

@@ -62,8 +62,10 @@ typedef struct ml_binary_backend {
    *
    * peak: *ops, the rate of the bare AND-popcount arithmetic of the
    * device in ops a second (2 m n k for an m x n x k product), measured
-   * now on data that stays in registers or the L1 cache: the ceiling the
-   * benchmarks compare mm and knn with. */
+   * now on data that stays on the chip (registers or the L1 cache, and
+   * shared memory for Hopper's warpgroup MMA), with the fastest
+   * instruction the device has: the ceiling the benchmarks compare mm
+   * and knn with. */
   int (*pack)(const ml_array *out, const ml_array *in);
   int (*unpack)(const ml_array *out, const ml_array *in);
   int (*mm)(const ml_binary_mm_desc *p);
