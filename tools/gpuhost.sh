@@ -37,7 +37,7 @@ for stage in "$@"; do
         tail -40 "$out/build.log"; note "build: FAILED"; break
       fi ;;
     specs)
-      MOONLAB_DEVICE=cuda timeout 380 scripts/run-tests.sh >"$out/specs.log" 2>&1
+      MOONLAB_DEVICE=cuda timeout 450 scripts/run-tests.sh >"$out/specs.log" 2>&1
       note "specs (MOONLAB_DEVICE=cuda, all of tests/): $(tail -1 "$out/specs.log"), $(( $(stamp) - t0 )) s"
       grep -E -A12 '^(Failure|Error) ' "$out/specs.log" | head -80 ;;
     bench)
