@@ -16,8 +16,9 @@
  * there).
  *
  * knn: a query chunk meets the first references through a work block
- * of distances (mm's kernel) and a warp a query (a block for k > WARP_L)
- * selects with select.cuh's engine, keys the distances themselves; that
+ * of distances (mm's kernel) and a warp a query selects, by counting for
+ * k <= CS_KMAX (binary_select.cuh), else with select.cuh's engine (a
+ * block a query for k > WARP_L), keys the distances themselves; that
  * fills every list, and its k-th distance bounds the query's answer.
  * The rest of the references go through the filter in rounds of growing
  * length: a pair below its query's bound is appended to the query's
@@ -274,7 +275,8 @@ struct KnnArgs {
   const int *count;
   int64_t cap;
   const uint32_t *q, *r; /* the chunk's queries, all references */
-  int64_t w, n;
+  int64_t n;
+  int64_t w; /* words a code (also the counting selection's bins) */
 };
 
 /* Offers a thread's U candidates that do not lose to the threshold th
@@ -313,45 +315,69 @@ __device__ __forceinline__ void knn_offer_all(const Lists<uint32_t> &w, int tid,
   }
 }
 
-/* Query row i: its old list and its new candidates through the selection
- * w, then the list back to dist and index. */
+/* Place p of row i's list: its key (none_key for an empty place, which
+ * loses to every pair) and index. */
+__device__ __forceinline__ void knn_old(const KnnArgs &a, int64_t i, int64_t p, uint32_t &key,
+                                        int64_t &id) {
+  id = a.index[i * a.k + p];
+  key = a.dist[i * a.k + p];
+  if (id == INT64_MAX) key = none_key<uint32_t>();
+}
+
+/* Row i's new pairs: pair j of the work block's row, of its candidates,
+ * or of the round's references again, its distance computed here (where
+ * its candidates overflowed); the index 1-based. */
+__device__ __forceinline__ void knn_tile(const KnnArgs &a, int64_t i, int64_t j, uint32_t &key,
+                                         int64_t &id) {
+  key = __ldg(a.work + i * a.nt + j);
+  id = a.base + j + 1;
+}
+
+__device__ __forceinline__ void knn_cand(const KnnArgs &a, int64_t i, int64_t j, uint32_t &key,
+                                         int64_t &id) {
+  key = a.cand_d[i * a.cap + j];
+  id = (int64_t)a.cand_i[i * a.cap + j] + 1;
+}
+
+__device__ __forceinline__ void knn_again(const KnnArgs &a, int64_t i, int64_t j, uint32_t &key,
+                                          int64_t &id) {
+  const uint4 *qi = (const uint4 *)(a.q + i * a.w), *rj = (const uint4 *)(a.r + (a.base + j) * a.w);
+  int s = 0;
+  for (int64_t v = 0; v < a.w / 4; v++) {
+    const uint4 x = __ldg(qi + v), y = __ldg(rj + v);
+    s += __popc(x.x ^ y.x) + __popc(x.y ^ y.y) + __popc(x.z ^ y.z) + __popc(x.w ^ y.w);
+  }
+  key = (uint32_t)s;
+  id = a.base + j + 1;
+}
+
+/* How many new pairs row i has from SRC. */
+template <int SRC> __device__ __forceinline__ int64_t knn_new(const KnnArgs &a, int64_t i) {
+  return SRC == SRC_TILE ? a.nt : a.count[i] <= a.cap ? a.count[i] : a.n - a.base;
+}
+
+/* Query row i: its old list and its new pairs through the selection w,
+ * then the list back to dist and index. */
 template <int SRC, int G, int BB, int U>
 __device__ void knn_row(const KnnArgs &a, const Lists<uint32_t> &w, int tid, int64_t i) {
   sel_start<uint32_t, G>(w, tid);
   uint32_t th = w.st->thk;
   if (!a.first)
     knn_offer_all<G, BB, 1>(w, tid, th, a.k, [&](int64_t p, uint32_t &key, int64_t &id) {
-      id = a.index[i * a.k + p];
-      key = a.dist[i * a.k + p];
-      if (id == INT64_MAX) key = none_key<uint32_t>(); /* loses to every pair */
+      knn_old(a, i, p, key, id);
     });
-  if (SRC == SRC_TILE) {
-    const uint32_t *row = a.work + i * a.nt;
+  if (SRC == SRC_TILE)
     knn_offer_all<G, BB, U>(w, tid, th, a.nt, [&](int64_t j, uint32_t &key, int64_t &id) {
-      key = __ldcs(row + j);
-      id = a.base + j + 1;
+      knn_tile(a, i, j, key, id);
     });
-  } else if (a.count[i] <= a.cap) {
-    const uint32_t *cd = a.cand_d + i * a.cap, *ci = a.cand_i + i * a.cap;
+  else if (a.count[i] <= a.cap)
     knn_offer_all<G, BB, U>(w, tid, th, a.count[i], [&](int64_t j, uint32_t &key, int64_t &id) {
-      key = cd[j];
-      id = (int64_t)ci[j] + 1;
+      knn_cand(a, i, j, key, id);
     });
-  } else {
-    const uint4 *qi = (const uint4 *)(a.q + i * a.w);
-    knn_offer_all<G, BB, U>(w, tid, th, a.n - a.base,
-                            [&](int64_t j, uint32_t &key, int64_t &id) {
-                              const uint4 *rj = (const uint4 *)(a.r + (a.base + j) * a.w);
-                              int s = 0;
-                              for (int64_t v = 0; v < a.w / 4; v++) {
-                                uint4 x = __ldg(qi + v), y = __ldg(rj + v);
-                                s += __popc(x.x ^ y.x) + __popc(x.y ^ y.y) +
-                                     __popc(x.z ^ y.z) + __popc(x.w ^ y.w);
-                              }
-                              key = (uint32_t)s;
-                              id = a.base + j + 1;
-                            });
-  }
+  else
+    knn_offer_all<G, BB, U>(w, tid, th, a.n - a.base, [&](int64_t j, uint32_t &key, int64_t &id) {
+      knn_again(a, i, j, key, id);
+    });
   sel_finish<uint32_t, G, BB>(w, tid);
   int64_t off = w.st->cur * w.L;
   for (int64_t p = tid; p < a.k; p += G) {
@@ -383,7 +409,12 @@ template <int SRC> __global__ void __launch_bounds__(BLOCK_G) binary_knn_block(K
   }
 }
 
+#include "binary_select.cuh"
+
 template <int SRC> static int knn_select(cuda_dev *d, const KnnArgs &a, const char *op) {
+  if (a.k <= CS_KMAX && a.w * 32 <= CS_BITS)
+    return cuda_launch<binary_knn_count<SRC>>(d, blocks_for(a.mt, CS_WARPS), CS_WARPS * 32, 0,
+                                              op, a);
   if (a.k <= WARP_L)
     return cuda_launch<binary_knn_warp<SRC>>(d, blocks_for(a.mt, SEL_WARPS), SEL_WARPS * 32,
                                              SEL_WARPS * sel_bytes<uint32_t>(a.k, WARP_BB + 32),
@@ -444,6 +475,7 @@ static int cuda_binary_knn(const ml_binary_knn_desc *p) {
     KnnArgs a = {};
     a.mt = mi;
     a.k = k;
+    a.w = w;
     a.dist = dist;
     a.index = index;
     a.lk = lk.as<uint32_t>();
@@ -475,7 +507,6 @@ static int cuda_binary_knn(const ml_binary_knn_desc *p) {
     a.cap = cap;
     a.q = q + i0 * w;
     a.r = r;
-    a.w = w;
     for (int64_t base = smp; filter && !rc && base < n; base = a.n) {
       int64_t c = base * cap / (4 * k) / BN * BN;
       c = c < BN ? BN : c > n - base ? n - base : c;
