@@ -788,5 +788,8 @@ static int knn_bounded(const ml_knn_bounded *b) {
                                          : bounded_typed<double>(d, b);
 }
 
-const ml_knn_backend cuda_knn_backend = {1, 1, knn_tile, knn_refine, cuda_knn_filter,
+/* A tile holds 4096 queries before the references are split: a warp
+ * selects a row of the work block, and streaming it from memory takes
+ * thousands of warps in flight. */
+const ml_knn_backend cuda_knn_backend = {1, 1, 4096, knn_tile, knn_refine, cuda_knn_filter,
                                          cuda_knn_sample, knn_bounded, knn_bounded_work};

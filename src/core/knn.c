@@ -40,10 +40,14 @@
 #include "status.h"
 #include "view.h"
 
-/* Tiles have at least this many queries (or all of them) before the
- * references are split, and at least this many references when they are. */
+/* The bounded pass takes at least this many queries a tile (or all of
+ * them), and tiles of the GEMM pass at least this many references. */
 #define MIN_ROWS 256
 #define MIN_COLS 256
+/* Tiles that split the references take a multiple of this many, so that
+ * the rows of the work block start 16 bytes apart: cuBLAS runs its Hopper
+ * GEMM kernels only on such leading dimensions. */
+#define ALIGN_COLS 64
 /* Candidates per query: 2k + SLACK at first (SLACK_TF32 with TF32), times
  * GROWTH at each retry. */
 #define SLACK 16
@@ -110,14 +114,15 @@ typedef struct {
 
 /* Tile sizes: mt queries against nt references, so that the mt x nt block
  * of keys and the mt candidate lists fit the budget. The whole reference
- * set when that leaves MIN_ROWS queries a tile (or all of them), else
- * MIN_ROWS queries (fewer when the lists alone fill the budget) against as
- * many references as fit. */
+ * set when that leaves the backend's tile_rows queries a tile (or all of
+ * them), else tile_rows queries (fewer when the lists alone fill the
+ * budget) against as many references as fit (a multiple of ALIGN_COLS
+ * where that many fit). */
 static void plan_tiles(const search *s, int64_t m, int64_t c, size_t esize,
                        int64_t *mt, int64_t *nt) {
   int64_t n = s->refs->shape[0], e = (int64_t)esize;
   int64_t list = c * (e + 8);
-  int64_t want = m < MIN_ROWS ? m : MIN_ROWS;
+  int64_t want = m < s->kb->tile_rows ? m : s->kb->tile_rows;
   int64_t full = s->budget / (n * e + list);
   if (full >= want) {
     *mt = full < m ? full : m;
@@ -127,6 +132,7 @@ static void plan_tiles(const search *s, int64_t m, int64_t c, size_t esize,
   int64_t rows = s->budget / (list + e * (n < MIN_COLS ? n : MIN_COLS));
   *mt = rows >= want ? want : rows > 1 ? rows : 1;
   int64_t cols = (s->budget / *mt - list) / e;
+  if (cols >= ALIGN_COLS) cols -= cols % ALIGN_COLS;
   *nt = cols < 1 ? 1 : cols > n ? n : cols;
 }
 

@@ -99,6 +99,10 @@ typedef struct ml_knn_backend {
    * (core/knn.c) by default, which pays on a GPU, where selecting
    * candidate lists costs more than the GEMM. */
   int bounded_first;
+  /* Queries a tile of the GEMM pass holds before the references are split
+   * into tiles of columns (core/knn.c's plan_tiles): on a GPU a warp
+   * selects a row of the tile, so few rows leave most of it idle. */
+  int tile_rows;
 
   /* The entries, which the core (core/knn.c) calls tile by tile; see there
    * for the algorithm and its error bound.

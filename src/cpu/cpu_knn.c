@@ -531,6 +531,7 @@ static int knn_bounded_work(ml_dtype t, int tf32, int64_t m, int64_t n,
 const ml_knn_backend cpu_knn_backend = {
     .filter_first = 0,
     .bounded_first = 0,
+    .tile_rows = 256,
     .tile = knn_tile,
     .refine = knn_refine,
     .filter = knn_filter,
