@@ -1,7 +1,10 @@
 -- ml.dist over several processes: jobs of 2 and 3 ranks started by
 -- mpirun on the CPU backend (tests/dist/*.lua) save what each rank got,
 -- and this spec checks it against the one-process answer. Skipped, with
--- a message, where mpirun is missing.
+-- a message, where mpirun is missing. On a host of several GPUs,
+-- MOONLAB_DIST_DEVICE=cuda puts the ranks on the GPUs (NCCL; one GPU a
+-- rank, so no more ranks than GPUs) and MOONLAB_DIST_RANKS lists the job
+-- sizes (default "2,3"); tools/gpuhost.sh's dist stage runs it so.
 local ml = require "moonlab"
 require "moonlab.test"
 package.path = "tests/dist/?.lua;" .. package.path
@@ -9,9 +12,15 @@ local D = require "data"
 
 local BIN = os.getenv("MOONLAB_BIN") or "bin/moonlab"
 local HAVE_MPIRUN = os.execute("command -v mpirun >/dev/null 2>&1")
+local DEVICE = os.getenv("MOONLAB_DIST_DEVICE") or "cpu"
+local SIZES = {}
+for np in (os.getenv("MOONLAB_DIST_RANKS") or "2,3"):gmatch("%d+") do
+  SIZES[#SIZES + 1] = tonumber(np)
+end
 -- CI runs as root; a job that outlives the limit hangs.
 local ENV = "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
-            .. "OMPI_MCA_rmaps_base_oversubscribe=1 MOONLAB_DEVICE=cpu "
+            .. "OMPI_MCA_rmaps_base_oversubscribe=1 MOONLAB_DEVICE=" .. DEVICE
+            .. " "
 local LIMIT = 120
 
 -- Runs script on np ranks with a fresh output directory as its argument;
@@ -63,8 +72,8 @@ describe("ml.dist", function()
     return
   end
 
-  for _, np in ipairs({2, 3}) do
-    describe(("on %d ranks"):format(np), function()
+  for _, np in ipairs(SIZES) do
+    describe(("on %d ranks (%s)"):format(np, DEVICE), function()
       local dir, ok, code, out
 
       setup(function()
@@ -98,9 +107,7 @@ describe("ml.dist", function()
         local rows = {}
         for r = 0, np - 1 do rows[r + 1] = D.rows(r) end
         local gathered = ml.cat(rows)
-        local blocks = each(function(q)
-          return ml.cat({D.x(q), D.x(q + 1), D.x(q + 2)}):narrow(1, 1, 4 * np)
-        end, np)
+        local blocks = each(function(q) return D.scatter_input(q, np) end, np)
         for r = 0, np - 1 do
           same(D.x(np - 1), load(dir, "broadcast", r))
           same(gathered, load(dir, "all_gather", r))
@@ -111,22 +118,24 @@ describe("ml.dist", function()
       end)
 
       it("raises on every rank when the ranks' calls differ", function()
+        local function said(s) return (s:gsub("<dev>", DEVICE)) end
         for r = 0, np - 1 do
-          assert.are.equal("all_reduce: the ranks' calls differ: rank 0 "
-                           .. "calls all_reduce (op sum) of 2x2 float64 on "
-                           .. "cpu, rank 1 calls all_reduce (op sum) of 2x3 "
-                           .. "float64 on cpu", text(dir, "mismatch", r))
-          assert.truthy(text(dir, "mismatch_kind", r):find(
+          assert.are.equal(said("all_reduce: the ranks' calls differ: rank 0 "
+                                .. "calls all_reduce (op sum) of 2x2 float64 "
+                                .. "on <dev>, rank 1 calls all_reduce (op "
+                                .. "sum) of 2x3 float64 on <dev>"),
+                           text(dir, "mismatch", r))
+          assert.truthy(text(dir, "mismatch_kind", r):find(said(
             "the ranks' calls differ: rank 0 calls all_reduce (op sum) of 3 "
-            .. "float64 on cpu, rank 1 calls broadcast (root 0) of 3 float64 "
-            .. "on cpu", 1, true))
+            .. "float64 on <dev>, rank 1 calls broadcast (root 0) of 3 "
+            .. "float64 on <dev>"), 1, true))
         end
-        assert.truthy(text(dir, "mismatch_send", 0):find(
-          "send: rank 1 does not receive the 3 float64 on cpu that rank 0 "
-          .. "sends", 1, true))
-        assert.truthy(text(dir, "mismatch_send", 1):find(
-          "recv: rank 0 sends 3 float64 on cpu, this rank (1) receives into "
-          .. "4 float64 on cpu", 1, true))
+        assert.truthy(text(dir, "mismatch_send", 0):find(said(
+          "send: rank 1 does not receive the 3 float64 on <dev> that rank 0 "
+          .. "sends"), 1, true))
+        assert.truthy(text(dir, "mismatch_send", 1):find(said(
+          "recv: rank 0 sends 3 float64 on <dev>, this rank (1) receives "
+          .. "into 4 float64 on <dev>"), 1, true))
       end)
 
       it("sharded kNN and SUMMA equal the one-process answers", function()

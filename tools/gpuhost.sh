@@ -1,7 +1,8 @@
 #!/bin/bash
 # One call on a lent GPU host (see docs/architecture.md, "Working on the GPU
 # host"): build for the host's chip, run the GPU specs, `make bench`, and the
-# ml.dist rows when the host has several GPUs. Logs go under $OUT; a short
+# ml.dist rows and multi-process specs (ranks on the GPUs) when the host has
+# several GPUs. Logs go under $OUT; a short
 # summary comes last. Stages: build, specs, bench, dist (default: all).
 #   source .gpuhost/env.sh && tools/gpuhost.sh [stage...]
 set -u
@@ -50,7 +51,13 @@ for stage in "$@"; do
         timeout 100 mpirun -np "$np" bin/moonlab scripts/bench/dist.lua \
           >"$out/dist_$np.txt" 2>&1
         note "dist -np $np: exit $?"
-      done ;;
+      done
+      # the multi-process specs with the ranks on the GPUs (NCCL)
+      MOONLAB_DEVICE=cpu MOONLAB_DIST_DEVICE=cuda \
+        MOONLAB_DIST_RANKS=$(seq -s, 2 "$ngpu") timeout 300 \
+        scripts/run-tests.sh tests/dist_spec.lua >"$out/dist_spec.log" 2>&1
+      note "dist spec (ranks on the GPUs, 2 to $ngpu): $(tail -1 "$out/dist_spec.log")"
+      grep -E -A12 '^(Failure|Error) ' "$out/dist_spec.log" | head -80 ;;
     *) echo "unknown stage $stage"; exit 2 ;;
   esac
 done

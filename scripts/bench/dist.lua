@@ -38,6 +38,10 @@ ml.seed(2 + rank)
 local refs = ml.rand(len, d, {dtype = "float32"})
 row(("knn %d refs x %d queries x %d, k = 10"):format(n, m, d),
     time(function() return dist.knn(queries, refs, 10) end))
+-- the same with 8 GiB a rank instead of the default 1 GiB: each rank's
+-- tiles then take its whole shard
+row("knn, the same with budget = 8 GiB",
+    time(function() return dist.knn(queries, refs, 10, {budget = 2^33}) end))
 refs, queries = nil, nil
 collectgarbage()
 

@@ -28,9 +28,7 @@ note("all_reduce_number", ("%.17g %d"):format(dist.all_reduce(r + 0.5),
                                              dist.all_reduce(r, {op = "max"})))
 save("broadcast", dist.broadcast(D.x(r), {root = size - 1}))
 save("all_gather", dist.all_gather(D.rows(r)))
-save("reduce_scatter", dist.reduce_scatter(ml.cat({D.x(r), D.x(r + 1),
-                                                   D.x(r + 2)}):narrow(1, 1,
-                                                   4 * size)))
+save("reduce_scatter", dist.reduce_scatter(D.scatter_input(r, size)))
 local from, to = (r - 1) % size, (r + 1) % size
 if r % 2 == 0 then
   dist.send(D.x(r), to)

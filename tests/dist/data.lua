@@ -10,6 +10,14 @@ function D.x(r)
   return ml.arange(20, {dtype = "float64"}):reshape(4, 5) * (r + 1) - r * 7
 end
 
+-- Rank r's input of reduce_scatter in a job of size ranks: the arrays
+-- D.x(r) to D.x(r + size - 1) stacked, a 4-row block a rank.
+function D.scatter_input(r, size)
+  local parts = {}
+  for j = 0, size - 1 do parts[j + 1] = D.x(r + j) end
+  return ml.cat(parts)
+end
+
 -- Rank r's int32 array.
 function D.ints(r)
   return ml.arange(6, {dtype = "int32"}) + r * 3 - 4
