@@ -45,8 +45,8 @@
 #define MIN_ROWS 256
 #define MIN_COLS 256
 /* Tiles that split the references take a multiple of this many, so that
- * the rows of the work block start 16 bytes apart: cuBLAS runs its Hopper
- * GEMM kernels only on such leading dimensions. */
+ * the work block's rows start on 16-byte boundaries: cuBLAS runs its
+ * Hopper GEMM kernels only on such leading dimensions. */
 #define ALIGN_COLS 64
 /* Candidates per query: 2k + SLACK at first (SLACK_TF32 with TF32), times
  * GROWTH at each retry. */
