@@ -26,8 +26,9 @@
  * merges each list with its candidates, or, where they overflowed,
  * recomputes that query's distances to the round's references on the
  * CUDA cores; the next round filters with the tighter bounds. The filter
- * is binary_knn_stream for codes of 256 bits or fewer (no shared memory,
- * no barrier) and mm's kernel with the filter epilogue for longer ones.
+ * is binary_knn_stream for codes of 256 bits or fewer (no barrier; the
+ * exact tests out of its loop) and mm's kernel with the filter epilogue
+ * for longer ones.
  * At 10^4 x 10^6 x 256 bits one filter over all references with the
  * first chunk's bounds took 29 ms, most of it in atomics on the same
  * rows' counters. */
@@ -449,7 +450,7 @@ static int cuda_binary_knn(const ml_binary_knn_desc *p) {
   const int64_t step = filter ? smp : nt;
   const uint32_t *q = array_ptr<const uint32_t>(p->queries);
   const uint32_t *r = array_ptr<const uint32_t>(p->refs);
-  cuda_scratch pq, pr, work, lk, li, cd, ci, count, halves;
+  cuda_scratch pq, pr, work, lk, li, cd, ci, count, terms;
   /* the column terms of the stream filter's references, padded to a
    * whole step of 32 */
   const int64_t pairs = (n + NJ * 8 - 1) / (NJ * 8) * (NJ * 4);
@@ -462,12 +463,12 @@ static int cuda_binary_knn(const ml_binary_knn_desc *p) {
   if (!rc && filter) rc = cd.get(d->index, (size_t)(mt * cap) * sizeof(uint32_t), op);
   if (!rc && filter) rc = ci.get(d->index, (size_t)(mt * cap) * sizeof(uint32_t), op);
   if (!rc && filter) rc = count.get(d->index, (size_t)mt * sizeof(int), op);
-  if (!rc && stream) rc = halves.get(d->index, (size_t)pairs * sizeof(int2), op);
+  if (!rc && stream) rc = terms.get(d->index, (size_t)pairs * sizeof(int4), op);
   if (!rc) rc = popc_rows(d, q, m, w, pq.as<int>(), op);
   if (!rc) rc = popc_rows(d, r, n, w, pr.as<int>(), op);
   if (!rc && stream)
-    rc = cuda_launch<column_halves>(d, grid_for(pairs, 256, d), 256, 0, op, pr.as<int>(), n,
-                                    halves.as<int2>(), pairs);
+    rc = cuda_launch<column_terms>(d, grid_for(pairs, 256, d), 256, 0, op, pr.as<int>(), n,
+                                   terms.as<int4>(), pairs);
   for (int64_t i0 = 0; !rc && i0 < m; i0 += mt) {
     int64_t mi = m - i0 < mt ? m - i0 : mt;
     uint32_t *dist = array_ptr<uint32_t>(p->dist) + i0 * k;
@@ -527,7 +528,7 @@ static int cuda_binary_knn(const ml_binary_knn_desc *p) {
       g.cand_d = cd.as<uint32_t>();
       g.cand_i = ci.as<uint32_t>();
       g.count = count.as<int>();
-      g.halves = halves.as<int2>() + base / 2; /* base is a multiple of BN */
+      g.terms = terms.as<int4>() + base / 2; /* base is a multiple of BN */
       if (!rc) rc = stream ? knn_stream(d, g, op) : mm_launch<true>(d, g, 1, op);
       a.base = base;
       a.n = base + c;

@@ -69,9 +69,9 @@ struct MmArgs {
   int64_t thr_stride, base, cap;
   uint32_t *cand_d, *cand_i; /* m x cap */
   int *count;                /* m */
-  /* binary_stream.cuh's filter: the references' column terms, pairs
-   * from b's first row on */
-  const int2 *halves;
+  /* binary_stream.cuh's filter: the references' column terms, from
+   * b's first row on */
+  const int4 *terms;
 };
 
 __device__ __forceinline__ unsigned smem_addr(const void *p) {
@@ -215,22 +215,27 @@ struct FilterSink {
   int64_t cap, base, n, r0;
 };
 
+/* Appends the pair (row, column col: base + col) at distance dist to
+ * the row's candidates (counted past cap, where the selection recomputes
+ * the round). */
+__device__ __forceinline__ void sink_append(const FilterSink &f, int64_t row, uint32_t dist,
+                                            int64_t col) {
+  const int pos = atomicAdd(f.count + row, 1);
+  if (pos < f.cap) {
+    f.cand_d[row * f.cap + pos] = dist;
+    f.cand_i[row * f.cap + pos] = (uint32_t)(f.base + col);
+  }
+}
+
 /* The filter's rare path, out of line: local row lr's 2 NJ values e =
  * pb - 2 acc (column col0 + 8 (v / 2) + v % 2 for e[v]); those below
  * bound = th - pa (and within n) are appended to the row's candidates
  * with their distance pa + e. */
 static __device__ __noinline__ void mm_filter_row(FilterSink f, int lr, int64_t col0, int bound,
                                                   int ra, const int *e) {
-  const int64_t row = f.r0 + lr;
   for (int v = 0; v < 2 * NJ; v++) {
     const int64_t col = col0 + v / 2 * 8 + v % 2;
-    if (col < f.n && e[v] < bound) {
-      int pos = atomicAdd(f.count + row, 1);
-      if (pos < f.cap) {
-        f.cand_d[row * f.cap + pos] = (uint32_t)(ra + e[v]);
-        f.cand_i[row * f.cap + pos] = (uint32_t)(f.base + col);
-      }
-    }
+    if (col < f.n && e[v] < bound) sink_append(f, f.r0 + lr, (uint32_t)(ra + e[v]), col);
   }
 }
 

@@ -1,172 +1,224 @@
 /* The kNN's filter for codes of 256 bits or fewer (w = 8: one k-step),
- * for binary.cu (included there once, after binary_mm.cuh), with no
- * shared memory and no barrier: a warp holds the A fragments of 32
- * queries and their limits in registers for all its work, and streams
- * its CTA's chunk of references 32 at a time, loading the next 32's B
- * fragments (a lane's 8 bytes of a code: its words 2 t and 2 t + 1 in
- * k-slots t and t + 4, for A alike) and column terms while the tensor
- * cores take these. The 16 warps of a CTA (512 queries) walk the same
- * references, so the chunk comes from L2 once a CTA and from L1 for the
- * rest; the CTAs stay resident and take work items (a block of queries,
- * a chunk of references) in turn.
+ * for binary.cu (included there once, after binary_mm.cuh). A warp holds
+ * the A fragments of 64 queries and their limits in registers for all
+ * its work, and streams its CTA's chunk of references 32 at a time (a
+ * step), loading the next step's B fragments (a lane's 8 bytes of a
+ * code: its words 2 t and 2 t + 1 in k-slots t and t + 4, for A alike)
+ * and column terms while the tensor cores take this one. The 16 warps of
+ * a CTA (1024 queries) walk the same references, so the chunk comes from
+ * L2 once a CTA and from L1 for the rest; the CTAs stay resident and take
+ * work items (a block of queries, a chunk of references) in turn.
  *
  * The test a pair must pass, distance pa + pb - 2 acc below the query's
  * bound th, costs the CUDA cores most of the time, as the tensor cores
  * make 128 products an instruction. The products start from the column
- * term -floor(pb / 2) (the mma's C operand, from column_halves) instead
- * of zero, so that pb - 2 acc >= -2 acc', and a row's pairs pass only if
- * the largest of its accumulators acc' exceeds floor((pa - th) / 2):
- * one three-way maximum for two new products, and no pair below the
- * bound is missed (pairs at it pass too where pb is odd). A step whose
- * warp has such a row runs the exact test of binary_mm.cuh's filter on
- * the flagged rows. Against the exact test of every product (pb - 2 acc
- * and a minimum, 64 queries a warp) the filter of 10^4 queries over
- * 594496 references took 0.86 ms instead of 1.48. */
+ * term -floor(pb / 2) (the mma's C operand) instead of zero, so that
+ * pb - 2 acc >= -2 acc', and a row's pairs pass only if the largest of
+ * its accumulators acc' exceeds floor((pa - th) / 2): one three-way
+ * maximum for two new products, and no pair below the bound is missed
+ * (pairs at it pass too where pb is odd).
+ *
+ * A step where some row passes is only noted: a record (the step, the
+ * lane and its rows) in the warp's buffer in shared memory, with no
+ * atomic and no wait. The warp settles its records between its work
+ * items: the flagged rows' exact distances to the lane's 8 references
+ * of the step, on the CUDA cores, and the pairs below the bound appended
+ * to the rows' candidates. Tested in the loop instead (the products
+ * again, and an atomic a pair, while the warp waits), they took half of
+ * the search's time. */
 #ifndef ML_CUDA_BINARY_STREAM_CUH
 #define ML_CUDA_BINARY_STREAM_CUH
 
 #include "binary_mm.cuh"
 #include "warp.cuh"
 
-#define KS_TILES 2 /* row tiles a warp: 32 queries */
+#define KS_TILES 4 /* row tiles a warp: 64 queries */
 #define KS_WARPS 16
 #define KS_ROWS (KS_WARPS * KS_TILES * 16)
-#define KS_ITEMS 16      /* work items a resident CTA, about */
-#define KS_MIN_CHUNK 256 /* references an item, at least */
+#define KS_STEP (NJ * 8)  /* references a step */
+#define KS_ITEMS 16       /* work items a resident CTA, about */
+#define KS_MIN_CHUNK 256  /* references an item, at least */
+#define KS_RECORDS 512    /* a warp's buffer of records */
+#define KS_SETTLE 32      /* records a warp settles after an item, at least */
 /* the column term of a column past the end: no accumulator passes */
 #define KS_NO_COLUMN (-65536)
 
-/* halves[i] = {-floor(pb[2 i] / 2), -floor(pb[2 i + 1] / 2)}, the column
- * terms of column pairs i < pairs (KS_NO_COLUMN past n). */
-__global__ void column_halves(const int *pb, int64_t n, int2 *halves, int64_t pairs) {
+static_assert(2 * KS_TILES <= 8, "a record's rows fit its low byte");
+
+/* The column terms as the mma's C operand, a step's (32 references) in
+ * the order its lanes load them: terms[16 s + 4 t + j] = {x, y, x, y}
+ * with x = -floor(pb[c] / 2), y = -floor(pb[c + 1] / 2) and c = 32 s +
+ * 8 j + 2 t (the columns of lane t in tile j, for both of its rows),
+ * KS_NO_COLUMN past n; pairs is 16 a step. Each term is stored twice:
+ * from a pair {x, y} in registers ptxas built the quad anew for every
+ * mma, 4 moves an mma. */
+__global__ void column_terms(const int *pb, int64_t n, int4 *terms, int64_t pairs) {
   const int64_t stride = (int64_t)gridDim.x * blockDim.x;
-  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < pairs; i += stride)
-    halves[i] = make_int2(2 * i < n ? -(pb[2 * i] >> 1) : KS_NO_COLUMN,
-                          2 * i + 1 < n ? -(pb[2 * i + 1] >> 1) : KS_NO_COLUMN);
+  for (int64_t o = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; o < pairs; o += stride) {
+    const int64_t c = o / 16 * KS_STEP + o % 4 * 8 + o % 16 / 4 * 2;
+    const int x = c < n ? -(pb[c] >> 1) : KS_NO_COLUMN,
+              y = c + 1 < n ? -(pb[c + 1] >> 1) : KS_NO_COLUMN;
+    terms[o] = make_int4(x, y, x, y);
+  }
 }
 
-/* d = c + popc(a AND b) over one m16n8k256 tile, c the columns' terms
- * (a lane's columns 2 t and 2 t + 1, in both of its rows). */
+/* d = c + popc(a AND b) over one m16n8k256 tile. */
 __device__ __forceinline__ void mma_and_popc_from(int (&d)[4], const uint32_t (&a)[4], uint2 b,
-                                                  int2 c) {
+                                                  int4 c) {
   asm("mma.sync.aligned.m16n8k256.row.col.s32.b1.b1.s32.and.popc "
-      "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%10, %11, %10, %11};\n"
+      "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%10, %11, %12, %13};\n"
       : "=r"(d[0]), "=r"(d[1]), "=r"(d[2]), "=r"(d[3])
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b.x), "r"(b.y), "r"(c.x), "r"(c.y));
-}
-
-/* The B fragments of the 32 references from column c (of tiles j), in
- * a partial tile (past n) the columns past n clamped to the last (their
- * pairs are not kept). */
-__device__ __forceinline__ void stream_load(uint2 (&b)[NJ], const MmArgs &p, int64_t c, int g,
-                                            int t) {
-  if (c + NJ * 8 <= p.n) {
-    const uint2 *row = (const uint2 *)(p.b + (c + g) * 8) + t;
-#pragma unroll
-    for (int j = 0; j < NJ; j++) b[j] = __ldg(row + j * 8 * 4);
-    return;
-  }
-#pragma unroll
-  for (int j = 0; j < NJ; j++) {
-    const int64_t col = c + j * 8 + g;
-    b[j] = __ldg((const uint2 *)(p.b + (col < p.n ? col : p.n - 1) * 8) + t);
-  }
-}
-
-/* The exact test of the warp's rows flagged in hit (bit 2 i + h) against
- * the 32 references from column c: their products again, from zero, and
- * each flagged row's distances against its bound (its popcount and
- * threshold read again) through mm_filter_row. The whole warp runs the
- * mma. */
-__device__ __forceinline__ void stream_exact(const MmArgs &p, const FilterSink &sink,
-                                             const uint32_t (&fa)[KS_TILES][4], unsigned hit,
-                                             int64_t c, int64_t r0, int g, int t) {
-  uint2 b[NJ];
-  stream_load(b, p, c, g, t);
-#pragma unroll
-  for (int i = 0; i < KS_TILES; i++) {
-    int acc[NJ][4];
-#pragma unroll
-    for (int j = 0; j < NJ; j++) mma_and_popc<true>(acc[j], fa[i], b[j].x, b[j].y);
-#pragma unroll
-    for (int h = 0; h < 2; h++) {
-      if (!(hit >> (2 * i + h) & 1)) continue;
-      const int lr = i * 16 + g + h * 8;
-      const int64_t row = r0 + lr;
-      const int ra = p.pa[row], bound = (int)p.thr[row * p.thr_stride] - ra;
-      int e[2 * NJ];
-#pragma unroll
-      for (int v = 0; v < 2 * NJ; v++) {
-        const int64_t col = c + v / 2 * 8 + t * 2 + v % 2;
-        e[v] = p.pb[col < p.n ? col : p.n - 1] - 2 * acc[v / 2][h * 2 + v % 2];
-      }
-      mm_filter_row(sink, lr, c + t * 2, bound, ra, e);
-    }
-  }
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b.x), "r"(b.y), "r"(c.x), "r"(c.y),
+        "r"(c.z), "r"(c.w));
 }
 
 /* A step's operands: the B fragments (lane's row g of each tile, words
- * 2 t and 2 t + 1) and the column terms (lane's pair t of each tile). */
+ * 2 t and 2 t + 1) and the column terms of each tile. */
 struct StreamFrags {
   uint2 b[NJ];
-  int2 h[NJ];
+  int4 terms[NJ];
 };
 
-__device__ __forceinline__ void stream_fetch(StreamFrags &f, const uint2 *bq, const int2 *hq) {
+__device__ __forceinline__ void stream_fetch(StreamFrags &f, const uint2 *bq, const int4 *tq) {
 #pragma unroll
   for (int j = 0; j < NJ; j++) {
     f.b[j] = __ldg(bq + j * 8 * 4);
-    f.h[j] = __ldg(hq + j * 4);
+    f.terms[j] = __ldg(tq + j);
   }
 }
 
-/* The 32 references of f against the warp's 32 queries (limits lim: a
- * row passes if an accumulator exceeds its limit; INT_MAX for a row past
- * the end): the lane's rows that pass, bit 2 i + h. */
-__device__ __forceinline__ unsigned stream_test(const uint32_t (&fa)[KS_TILES][4],
-                                                const int (&lim)[KS_TILES][2],
-                                                const StreamFrags &f) {
-  int top[KS_TILES][2];
+/* The last, partial step at c: columns past n clamped to the last (their
+ * column terms never pass). */
+__device__ __forceinline__ void stream_fetch_tail(StreamFrags &f, const MmArgs &p, int64_t c,
+                                                  const int4 *tq, int g, int t) {
 #pragma unroll
-  for (int j = 0; j < NJ; j++)
+  for (int j = 0; j < NJ; j++) {
+    const int64_t col = c + j * 8 + g;
+    f.b[j] = __ldg((const uint2 *)(p.b + (col < p.n ? col : p.n - 1) * 8) + t);
+    f.terms[j] = __ldg(tq + j);
+  }
+}
+
+/* The step f against the warp's 64 queries: each of the lane's rows'
+ * largest accumulator. */
+__device__ __forceinline__ void stream_tops(int (&top)[KS_TILES][2],
+                                            const uint32_t (&fa)[KS_TILES][4],
+                                            const StreamFrags &f) {
+#pragma unroll
+  for (int j = 0; j < NJ; j++) {
 #pragma unroll
     for (int i = 0; i < KS_TILES; i++) {
       int acc[4];
-      mma_and_popc_from(acc, fa[i], f.b[j], f.h[j]);
+      mma_and_popc_from(acc, fa[i], f.b[j], f.terms[j]);
 #pragma unroll
       for (int r = 0; r < 2; r++)
         top[i][r] = j == 0 ? max(acc[2 * r], acc[2 * r + 1])
                            : __vimax3_s32(top[i][r], acc[2 * r], acc[2 * r + 1]);
     }
+  }
+}
+
+/* Whether a row of the lane passes (a maximum above its limit lim: INT_MAX
+ * for a row past the end), and which: bit 2 i + h. */
+__device__ __forceinline__ bool stream_any(const int (&top)[KS_TILES][2],
+                                           const int (&lim)[KS_TILES][2]) {
+  bool any = false;
+#pragma unroll
+  for (int i = 0; i < KS_TILES; i++)
+#pragma unroll
+    for (int h = 0; h < 2; h++) any |= top[i][h] > lim[i][h];
+  return any;
+}
+
+__device__ __forceinline__ unsigned stream_rows_passing(const int (&top)[KS_TILES][2],
+                                                        const int (&lim)[KS_TILES][2]) {
   unsigned hit = 0;
 #pragma unroll
   for (int i = 0; i < KS_TILES; i++)
 #pragma unroll
-    for (int r = 0; r < 2; r++) hit |= (unsigned)(top[i][r] > lim[i][r]) << (2 * i + r);
+    for (int h = 0; h < 2; h++) hit |= (unsigned)(top[i][h] > lim[i][h]) << (2 * i + h);
   return hit;
 }
 
-/* The exact tests of the steps at c (hx) and c + 32 (hy) that some lane
- * flagged. */
-__device__ __forceinline__ void stream_settle(const MmArgs &p, const FilterSink &sink,
-                                              const uint32_t (&fa)[KS_TILES][4], unsigned hx,
-                                              unsigned hy, int64_t c, int64_t r0, int g, int t) {
-  if (__any_sync(FULL, hx != 0)) stream_exact(p, sink, fa, hx, c, r0, g, t);
-  if (__any_sync(FULL, hy != 0)) stream_exact(p, sink, fa, hy, c + NJ * 8, r0, g, t);
+/* A warp's buffer of records: {c, r0 << 13 | lane << 8 | rows}, the step
+ * from column c of the warp's queries from r0, and the lane's rows that
+ * passed (bit 2 i + h: row r0 + 16 i + lane / 4 + 8 h). */
+struct StreamNotes {
+  uint2 *rec;
+  int count;
+};
+
+/* The exact test of the records' rows and columns: each lane settles a
+ * record (the distances of its rows to the lane's 8 references, all of
+ * them before any is appended, so that their loads overlap) and appends
+ * the pairs below the rows' bounds. Out of line: it is rare. */
+static __device__ __noinline__ void stream_settle(const uint2 *rec, int count, const uint32_t *a,
+                                                  const uint32_t *b, const uint32_t *thr,
+                                                  int64_t thr_stride, FilterSink sink, int lane) {
+  __syncwarp();
+  for (int e = lane; e < count; e += 32) {
+    const uint2 r = rec[e];
+    const int l = r.y >> 8 & 31;
+    const int64_t r0 = r.y >> 13, c0 = r.x + (l & 3) * 2;
+    for (unsigned rows = r.y & 255; rows; rows &= rows - 1) {
+      const int bit = __ffs(rows) - 1;
+      const int64_t row = r0 + bit / 2 * 16 + (l >> 2) + bit % 2 * 8;
+      const uint4 *qa = (const uint4 *)(a + row * 8);
+      const uint4 q0 = __ldg(qa), q1 = __ldg(qa + 1);
+      const uint32_t th = __ldg(thr + row * thr_stride);
+      /* the passing distances (below th <= 256: a byte each) */
+      unsigned pass = 0, near[2] = {0, 0};
+#pragma unroll
+      for (int v = 0; v < 2 * NJ; v++) {
+        const int64_t col = c0 + v / 2 * 8 + v % 2;
+        const uint4 *rb = (const uint4 *)(b + (col < sink.n ? col : c0) * 8);
+        const uint4 x = __ldg(rb), y = __ldg(rb + 1);
+        const uint32_t d = __popc(q0.x ^ x.x) + __popc(q0.y ^ x.y) + __popc(q0.z ^ x.z) +
+                           __popc(q0.w ^ x.w) + __popc(q1.x ^ y.x) + __popc(q1.y ^ y.y) +
+                           __popc(q1.z ^ y.z) + __popc(q1.w ^ y.w);
+        pass |= (unsigned)(col < sink.n && d < th) << v;
+        near[v / 4] |= (d & 255) << (v % 4 * 8);
+      }
+      for (; pass; pass &= pass - 1) {
+        const int v = __ffs(pass) - 1;
+        sink_append(sink, row, near[v / 4] >> (v % 4 * 8) & 255, c0 + v / 2 * 8 + v % 2);
+      }
+    }
+  }
+  __syncwarp();
 }
 
-/* A warp's 32 queries from r0 against references c .. end - 1 (c even).
- * The A fragments load a word at a time, so that each quad can sit in
- * four registers in the mma's order: a paired load fills two registers
- * in a row with words 2 t and 2 t + 1, which the quad wants two apart,
- * and ptxas copied the quads before every mma. Two steps of 32 make a
- * round with one vote, so that the second's products overlap the
- * first's maxima; each step's operands load while the other computes,
- * through pointers (64-bit index arithmetic took a third of the
- * instructions). The last, partial step clamps its columns. */
-__device__ __forceinline__ void stream_rows(const MmArgs &p, int64_t r0, int64_t c, int64_t end,
-                                            int g, int t) {
-  const FilterSink sink = {p.count, p.cand_d, p.cand_i, p.cap, p.base, p.n, r0};
+__device__ __forceinline__ void stream_settle_all(const MmArgs &p, StreamNotes &s, int lane) {
+  const FilterSink sink = {p.count, p.cand_d, p.cand_i, p.cap, p.base, p.n, 0};
+  stream_settle(s.rec, s.count, p.a, p.b, p.thr, p.thr_stride, sink, lane);
+  s.count = 0;
+}
+
+/* Notes the steps at c (rows hx) and c + KS_STEP (rows hy) where some
+ * lane has rows that pass; meta = r0 << 13 | lane << 8. */
+__device__ __forceinline__ void stream_note(StreamNotes &s, unsigned hx, unsigned hy, int64_t c,
+                                            unsigned meta, int lane) {
+  const unsigned bx = __ballot_sync(FULL, hx != 0), by = __ballot_sync(FULL, hy != 0);
+  const unsigned below = (1u << lane) - 1;
+  if (hx) s.rec[s.count + __popc(bx & below)] = make_uint2((uint32_t)c, meta | hx);
+  s.count += __popc(bx);
+  if (hy) s.rec[s.count + __popc(by & below)] = make_uint2((uint32_t)(c + KS_STEP), meta | hy);
+  s.count += __popc(by);
+}
+
+/* A warp's 64 queries from r0 against references c .. end - 1 (c a
+ * multiple of KS_STEP), until the buffer may not hold two more steps'
+ * records (many ties): where it stopped. The A fragments load a word at a time, so that
+ * each quad can sit in four registers in the mma's order: a paired load
+ * fills two registers in a row with words 2 t and 2 t + 1, which the
+ * quad wants two apart, and ptxas copied the quads before every mma. Two
+ * steps make a round with one vote, so that the second's products
+ * overlap the first's maxima; each step's operands load while the other
+ * computes, through pointers (64-bit index arithmetic took a third of
+ * the instructions). The last, partial step clamps its columns. */
+__device__ __forceinline__ int64_t stream_rows(const MmArgs &p, StreamNotes &s, int64_t r0,
+                                               int64_t c, int64_t end, int lane) {
+  const int g = lane >> 2, t = lane & 3;
   uint32_t fa[KS_TILES][4];
   int lim[KS_TILES][2];
 #pragma unroll
@@ -180,63 +232,88 @@ __device__ __forceinline__ void stream_rows(const MmArgs &p, int64_t r0, int64_t
       fa[i][2 + h] = __ldg(a + 1);
       lim[i][h] = ok ? (p.pa[row] - (int)p.thr[row * p.thr_stride]) >> 1 : INT_MAX;
     }
-  constexpr int S = NJ * 8; /* references a step */
+  const unsigned meta = (unsigned)r0 << 13 | (unsigned)lane << 8;
+  constexpr int S = KS_STEP;
   const int64_t full = c + (end - c) / S * S;
   const uint2 *bq = (const uint2 *)p.b + (c + g) * 4 + t;
-  const int2 *hq = p.halves + c / 2 + t;
+  const int4 *tq = p.terms + c / 2 + 4 * t;
   StreamFrags x, y;
-  if (c < full) stream_fetch(x, bq, hq);
-  if (c + S < full) stream_fetch(y, bq + S * 4, hq + S / 2);
-  for (; c + 2 * S <= full; c += 2 * S) {
-    const unsigned hx = stream_test(fa, lim, x);
+  if (c < full) stream_fetch(x, bq, tq);
+  if (c + S < full) stream_fetch(y, bq + S * 4, tq + S / 2);
+  constexpr int ROOM = KS_RECORDS - 2 * 32;
+  for (; c + 2 * S <= full && s.count <= ROOM; c += 2 * S) {
+    int tx[KS_TILES][2], ty[KS_TILES][2];
+    stream_tops(tx, fa, x);
     bq += 2 * S * 4;
-    hq += S;
-    if (c + 2 * S < full) stream_fetch(x, bq, hq);
-    const unsigned hy = stream_test(fa, lim, y);
-    if (c + 3 * S < full) stream_fetch(y, bq + S * 4, hq + S / 2);
-    if (__any_sync(FULL, (hx | hy) != 0)) stream_settle(p, sink, fa, hx, hy, c, r0, g, t);
+    tq += S;
+    if (c + 2 * S < full) stream_fetch(x, bq, tq);
+    stream_tops(ty, fa, y);
+    if (c + 3 * S < full) stream_fetch(y, bq + S * 4, tq + S / 2);
+    if (__any_sync(FULL, stream_any(tx, lim) | stream_any(ty, lim)))
+      stream_note(s, stream_rows_passing(tx, lim), stream_rows_passing(ty, lim), c, meta, lane);
   }
-  if (c < full) {
-    const unsigned hx = stream_test(fa, lim, x);
-    if (__any_sync(FULL, hx != 0)) stream_exact(p, sink, fa, hx, c, r0, g, t);
-    c += S;
+  for (; c < end && s.count <= ROOM; c += S) {
+    if (c == full) stream_fetch_tail(x, p, c, tq, g, t);
+    int tx[KS_TILES][2];
+    stream_tops(tx, fa, x);
+    tq += S / 2;
+    if (__any_sync(FULL, stream_any(tx, lim)))
+      stream_note(s, stream_rows_passing(tx, lim), 0, c, meta, lane);
   }
-  if (c < end) {
-    stream_load(x.b, p, c, g, t);
-    hq = p.halves + c / 2 + t;
-#pragma unroll
-    for (int j = 0; j < NJ; j++) x.h[j] = __ldg(hq + j * 4);
-    const unsigned hx = stream_test(fa, lim, x);
-    if (__any_sync(FULL, hx != 0)) stream_exact(p, sink, fa, hx, c, r0, g, t);
-  }
+  return c;
 }
 
 /* Work items in turn: query block item % qblocks (KS_ROWS queries)
- * against chunk item / qblocks of the references. */
+ * against chunk item / qblocks of the references. A warp settles its
+ * records after an item once it holds KS_SETTLE, while the other warps
+ * keep the tensor cores busy (settling only after the last item left
+ * them idle at the end of the filter), after its last item, and where
+ * its buffer filled. The one call is here, where the loop's registers
+ * are dead: a call in the loop made ptxas spill around it. */
 __global__ void __launch_bounds__(KS_WARPS * 32, 1)
     binary_knn_stream(MmArgs p, int64_t chunk, int64_t qblocks, int64_t items) {
+  extern __shared__ uint2 ks_records[];
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  StreamNotes s = {ks_records + warp * KS_RECORDS, 0};
   for (int64_t item = blockIdx.x; item < items; item += gridDim.x) {
     const int64_t r0 = item % qblocks * KS_ROWS + warp * KS_TILES * 16,
-                  c = item / qblocks * chunk;
-    if (r0 < p.m)
-      stream_rows(p, r0, c, c + chunk < p.n ? c + chunk : p.n, lane >> 2, lane & 3);
+                  end = (item / qblocks + 1) * chunk < p.n ? (item / qblocks + 1) * chunk : p.n;
+    int64_t c = r0 < p.m ? item / qblocks * chunk : end;
+    do {
+      if (c < end) c = stream_rows(p, s, r0, c, end, lane);
+      if (s.count >= KS_SETTLE || (s.count && item + gridDim.x >= items))
+        stream_settle_all(p, s, lane);
+    } while (c < end);
   }
 }
 
 /* The filter over p (a round of the search: p.m queries, p.n references
- * of w = 8 words, p.halves their column terms) by one CTA a
+ * of w = 8 words, p.terms their column terms) by one CTA a
  * multiprocessor, each taking about KS_ITEMS work items (a block of
- * KS_ROWS queries, a chunk of references) in turn: one CTA an item left
- * a last wave mostly empty (4.02 waves at 10^4 x 10^6). */
+ * KS_ROWS queries, a chunk of references) in turn. The items are a
+ * multiple of the CTAs where the chunks allow, so that no CTA takes one
+ * more than the others. */
+static int64_t gcd64(int64_t a, int64_t b) {
+  while (b) {
+    const int64_t r = a % b;
+    a = b;
+    b = r;
+  }
+  return a;
+}
+
 static int knn_stream(cuda_dev *d, const MmArgs &p, const char *op) {
   const int64_t qblocks = (p.m + KS_ROWS - 1) / KS_ROWS, slots = d->sms;
-  const int64_t parts = (slots * KS_ITEMS + qblocks - 1) / qblocks;
+  /* parts a multiple of unit make the items a multiple of the CTAs */
+  const int64_t unit = slots / gcd64(slots, qblocks);
+  int64_t parts = (slots * KS_ITEMS / qblocks + unit / 2) / unit * unit;
+  if (parts < unit) parts = unit;
   int64_t chunk = (p.n + parts - 1) / parts;
-  chunk = chunk < KS_MIN_CHUNK ? KS_MIN_CHUNK : (chunk + NJ * 8 - 1) / (NJ * 8) * (NJ * 8);
+  chunk = chunk < KS_MIN_CHUNK ? KS_MIN_CHUNK : (chunk + KS_STEP - 1) / KS_STEP * KS_STEP;
   const int64_t items = qblocks * ((p.n + chunk - 1) / chunk);
   return cuda_launch<binary_knn_stream>(d, (unsigned)(items < slots ? items : slots),
-                                        KS_WARPS * 32, 0, op, p, chunk, qblocks, items);
+                                        KS_WARPS * 32, KS_WARPS * KS_RECORDS * sizeof(uint2), op,
+                                        p, chunk, qblocks, items);
 }
 
 #endif

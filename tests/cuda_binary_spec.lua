@@ -142,12 +142,25 @@ describe("cuda knn hamming", function()
 
   it("streams 256-bit codes for a partial and several query blocks", function()
     ml.seed(19)
-    -- 500 and 1500 queries (one and three blocks of 512 in
+    -- 500 and 1500 queries (one block and two of 1024 in
     -- kernels/binary_stream.cuh) against 40001 references: rounds of the
-    -- filter split into work items, and a last partial tile
+    -- filter split into work items, and a last partial step
     local r = pm1({40001, 256})
     knn_both(pm1({500, 256}), r, {1, 10})
     knn_both(pm1({1500, 256}), r, {1, 10, 40})
+  end)
+
+  it("settles a warp's full buffer of records and recomputes overflows, on 256-bit codes", function()
+    ml.seed(20)
+    -- 1100 copies of one code against 30000 random references, then 3000
+    -- copies of it and 1001 more random ones: every step over the copies
+    -- notes all 64 rows of every warp (32 records a step, so a buffer of
+    -- 512 fills), and each query has 3000 pairs at distance 0 in a round
+    -- of the filter, more than its candidates hold (256 for k = 10)
+    local x = pm1({1, 256})
+    local q = ml.ones(1100, 1, {dtype = "float32", device = "cpu"}) * x
+    local copies = ml.ones(3000, 1, {dtype = "float32", device = "cpu"}) * x
+    knn_both(q, ml.cat({pm1({30000, 256}), copies, pm1({1001, 256})}, 1), {1, 10, 40})
   end)
 
   it("filters codes longer than 256 bits through the tiled kernel", function()
