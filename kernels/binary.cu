@@ -451,9 +451,9 @@ static int cuda_binary_knn(const ml_binary_knn_desc *p) {
   const uint32_t *q = array_ptr<const uint32_t>(p->queries);
   const uint32_t *r = array_ptr<const uint32_t>(p->refs);
   cuda_scratch pq, pr, work, lk, li, cd, ci, count, terms;
-  /* the column terms of the stream filter's references, padded to a
-   * whole step of 32 */
-  const int64_t pairs = (n + NJ * 8 - 1) / (NJ * 8) * (NJ * 4);
+  /* the column terms of the stream filter's references (a pair of them
+   * an entry), padded to a whole step */
+  const int64_t pairs = (n + KS_STEP - 1) / KS_STEP * (KS_STEP / 2);
   const bool stream = filter && w == 8;
   rc = pq.get(d->index, (size_t)m * sizeof(int), op);
   if (!rc) rc = pr.get(d->index, (size_t)n * sizeof(int), op);

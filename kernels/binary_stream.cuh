@@ -171,6 +171,7 @@ static __device__ __noinline__ void stream_settle(const uint2 *rec, int count, c
 #pragma unroll
       for (int v = 0; v < 2 * NJ; v++) {
         const int64_t col = c0 + v / 2 * 8 + v % 2;
+        /* c0 < n: a lane whose columns all lie past n never passes */
         const uint4 *rb = (const uint4 *)(b + (col < sink.n ? col : c0) * 8);
         const uint4 x = __ldg(rb), y = __ldg(rb + 1);
         const uint32_t d = __popc(q0.x ^ x.x) + __popc(q0.y ^ x.y) + __popc(q0.z ^ x.z) +
