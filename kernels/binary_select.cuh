@@ -1,14 +1,18 @@
 /* The Hamming kNN's selection by counting, for binary.cu (included there
  * once, after the pairs' sources of its knn_row): a warp a query, k <=
  * CS_KMAX and codes of CS_BITS or fewer, so that the keys are small
- * integers. A row's pairs (its list and the new candidates)
- * go through a histogram of their distances in shared memory, which
- * gives the k-th distance T and how many pairs lie below it; a second
- * pass keeps those, then the pairs at T by increasing index (one pass
- * each, usually one or two), and the k kept are ranked into the list.
- * select.cuh's engine, which inserts the pairs one by one, took 150 us
- * for the first chunk of 1024 references of 10^4 queries and about 65 us
- * a round for the filter's candidates (H200). */
+ * integers. A row's pairs (its list and the new candidates) give the
+ * k-th distance T and how many pairs lie below it; those are kept, then
+ * the pairs at T by increasing index, and the k kept are ranked into the
+ * list. Where the pairs fit in registers (CS_HELD_TILE a lane for the
+ * first chunk of references, CS_HELD_FILTER for a round's candidates and
+ * the list), they are loaded once and T is found by bisection on counts
+ * summed over the warp; else they go through a histogram in shared
+ * memory, and a second pass over them keeps those below T (which took
+ * 61 us for the first chunk of 1024 references of 10^4 queries, where
+ * the registers take 44). select.cuh's engine, which inserts the pairs
+ * one by one, took 150 us for that chunk and about 65 us a round for the
+ * filter's candidates (H200). */
 #ifndef ML_CUDA_BINARY_SELECT_CUH
 #define ML_CUDA_BINARY_SELECT_CUH
 
@@ -17,6 +21,12 @@
 #define CS_BINS (CS_BITS + 1)
 #define CS_WARPS 4
 #define CS_TIES 128
+/* the pairs a lane holds: a round's candidates and list (at most
+ * KNN_CAP + CS_KMAX), the first chunk's references */
+#define CS_HELD_FILTER 9
+#define CS_HELD_TILE 32
+static_assert(KNN_CAP + CS_KMAX <= 32 * CS_HELD_FILTER, "a round's pairs fit the registers");
+static_assert(KNN_SAMPLE <= 32 * CS_HELD_TILE, "the first chunk fits the registers");
 /* a distance that no pair has: an empty place of the list (none_key) */
 #define CS_NONE 0xFFFFFFFFu
 
@@ -60,15 +70,96 @@ __device__ __forceinline__ uint32_t cs_threshold(const int *h, int bins, int64_t
   return (uint32_t)__shfl_sync(FULL, t, src);
 }
 
+/* The kept pairs (distance << 32 | index - 1, all different) ranked
+ * into row i's list, its places past kept empty. */
+__device__ __forceinline__ void cs_rank(const KnnArgs &a, int64_t i,
+                                        const unsigned long long *keep, int kept, int lane) {
+  __syncwarp();
+  const unsigned long long mine = lane < kept ? keep[lane] : ~0ull;
+  int rank = 0;
+  for (int j = 0; j < kept; j++) rank += __shfl_sync(FULL, mine, j) < mine;
+  if (lane < kept) {
+    a.dist[i * a.k + rank] = (uint32_t)(mine >> 32);
+    a.index[i * a.k + rank] = (int64_t)(uint32_t)mine + 1;
+  } else if (lane < a.k) {
+    a.dist[i * a.k + lane] = CS_NONE;
+    a.index[i * a.k + lane] = INT64_MAX;
+  }
+  __syncwarp();
+}
+
+/* How many of the warp's held distances are t or less. */
+template <int U>
+__device__ __forceinline__ unsigned cs_at_most(const uint32_t (&d)[U], uint32_t t) {
+  unsigned c = 0;
+#pragma unroll
+  for (int u = 0; u < U; u++) c += d[u] <= t;
+  return __reduce_add_sync(FULL, c);
+}
+
+/* Row i's len pairs (old from its list, then its tile's or its
+ * candidates, which did not overflow) held in registers, pair 32 u + lane
+ * in d[u] (CS_NONE past len and for an empty place) and ix[u] (its index
+ * - 1); keep: the warp's CS_KMAX places. T is the least distance with k
+ * pairs at or below it, bisected between the least distance and the
+ * largest bin (CS_NONE where fewer than k pairs are not empty). */
+template <int SRC, int U>
+__device__ void cs_row_held(const KnnArgs &a, int64_t i, int64_t old, int64_t len, int lane,
+                            int bins, unsigned long long *keep) {
+  uint32_t d[U], ix[U];
+#pragma unroll
+  for (int u = 0; u < U; u++) {
+    const int64_t e = (int64_t)u * 32 + lane;
+    int64_t id = 1;
+    d[u] = CS_NONE;
+    if (e < old) knn_old(a, i, e, d[u], id);
+    else if (e < len && SRC == SRC_TILE) knn_tile(a, i, e - old, d[u], id);
+    else if (e < len) knn_cand(a, i, e - old, d[u], id);
+    ix[u] = (uint32_t)(id - 1);
+  }
+  uint32_t T = CS_NONE;
+  if (cs_at_most(d, (uint32_t)bins - 1) >= a.k) {
+    uint32_t lo = CS_NONE, hi = (uint32_t)bins - 1;
+#pragma unroll
+    for (int u = 0; u < U; u++) lo = min(lo, d[u]);
+    lo = __reduce_min_sync(FULL, lo);
+    while (lo < hi) {
+      const uint32_t mid = (lo + hi) / 2;
+      if (cs_at_most(d, mid) >= a.k) hi = mid;
+      else lo = mid + 1;
+    }
+    T = hi;
+  }
+  /* the pairs below T (fewer than k; all that are not empty where T is
+   * CS_NONE), then those at T, least index first */
+  const unsigned below = (1u << lane) - 1;
+  int kept = 0;
+#pragma unroll
+  for (int u = 0; u < U; u++) {
+    const bool in = d[u] < T;
+    const unsigned b = __ballot_sync(FULL, in);
+    if (in) keep[kept + __popc(b & below)] = (unsigned long long)d[u] << 32 | ix[u];
+    kept += __popc(b);
+  }
+  for (int64_t last = -1; T != CS_NONE && kept < a.k; kept++) {
+    uint32_t least = CS_NONE;
+#pragma unroll
+    for (int u = 0; u < U; u++)
+      if (d[u] == T && (int64_t)ix[u] > last) least = min(least, ix[u]);
+    least = __reduce_min_sync(FULL, least);
+    if (lane == 0) keep[kept] = (unsigned long long)T << 32 | least;
+    last = least;
+  }
+  cs_rank(a, i, keep, kept, lane);
+}
+
 /* Row i through the counting selection, lane by lane of its warp; hist:
  * the warp's bins, keep: its CS_KMAX places, each a key distance << 32 |
  * index - 1 (indices below 2^32, as the filter's candidates); ties: its
  * CS_TIES indices of pairs at the k-th distance. */
 template <int SRC>
-__device__ void cs_row(const KnnArgs &a, int64_t i, int lane, int bins, int *hist,
-                       unsigned long long *keep, int64_t *ties) {
-  const int64_t old = a.first ? 0 : a.k;
-  const int64_t len = old + knn_new<SRC>(a, i);
+__device__ void cs_row(const KnnArgs &a, int64_t i, int64_t old, int64_t len, int lane, int bins,
+                       int *hist, unsigned long long *keep, int64_t *ties) {
   for (int b = lane; b < bins; b += 32) hist[b] = 0;
   __syncwarp();
   for (int64_t e = lane; e < len; e += 32) {
@@ -120,19 +211,7 @@ __device__ void cs_row(const KnnArgs &a, int64_t i, int lane, int bins, int *his
     if (lane == 0) keep[kept] = (unsigned long long)T << 32 | (uint32_t)(least - 1);
     last = least;
   }
-  __syncwarp();
-  /* ranked by key into the list */
-  const unsigned long long mine = lane < kept ? keep[lane] : ~0ull;
-  int rank = 0;
-  for (int j = 0; j < kept; j++) rank += __shfl_sync(FULL, mine, j) < mine;
-  if (lane < kept) {
-    a.dist[i * a.k + rank] = (uint32_t)(mine >> 32);
-    a.index[i * a.k + rank] = (int64_t)(uint32_t)mine + 1;
-  } else if (lane < a.k) {
-    a.dist[i * a.k + lane] = CS_NONE;
-    a.index[i * a.k + lane] = INT64_MAX;
-  }
-  __syncwarp();
+  cs_rank(a, i, keep, kept, lane);
 }
 
 template <int SRC> __global__ void __launch_bounds__(CS_WARPS * 32) binary_knn_count(KnnArgs a) {
@@ -141,9 +220,14 @@ template <int SRC> __global__ void __launch_bounds__(CS_WARPS * 32) binary_knn_c
   __shared__ int64_t ties[CS_WARPS][CS_TIES];
   const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5;
   const int bins = (int)(a.w * 32 + 1);
+  constexpr int U = SRC == SRC_TILE ? CS_HELD_TILE : CS_HELD_FILTER;
   for (int64_t i = (int64_t)blockIdx.x * CS_WARPS + wid; i < a.mt;
-       i += (int64_t)gridDim.x * CS_WARPS)
-    cs_row<SRC>(a, i, lane, bins, hist[wid], keep[wid], ties[wid]);
+       i += (int64_t)gridDim.x * CS_WARPS) {
+    const int64_t old = a.first ? 0 : a.k, len = old + knn_new<SRC>(a, i);
+    if (len <= 32 * U && (SRC == SRC_TILE || a.count[i] <= a.cap))
+      cs_row_held<SRC, U>(a, i, old, len, lane, bins, keep[wid]);
+    else cs_row<SRC>(a, i, old, len, lane, bins, hist[wid], keep[wid], ties[wid]);
+  }
 }
 
 #endif

@@ -195,16 +195,16 @@ __device__ __forceinline__ void stream_settle_all(const MmArgs &p, StreamNotes &
   s.count = 0;
 }
 
-/* Notes the steps at c (rows hx) and c + KS_STEP (rows hy) where some
- * lane has rows that pass; meta = r0 << 13 | lane << 8. */
-__device__ __forceinline__ void stream_note(StreamNotes &s, unsigned hx, unsigned hy, int64_t c,
+/* Notes the step at c where some lane has rows that pass (its maxima
+ * top): a record for each such lane; meta = r0 << 13 | lane << 8. */
+__device__ __forceinline__ void stream_vote(StreamNotes &s, const int (&top)[KS_TILES][2],
+                                            const int (&lim)[KS_TILES][2], int64_t c,
                                             unsigned meta, int lane) {
-  const unsigned bx = __ballot_sync(FULL, hx != 0), by = __ballot_sync(FULL, hy != 0);
-  const unsigned below = (1u << lane) - 1;
-  if (hx) s.rec[s.count + __popc(bx & below)] = make_uint2((uint32_t)c, meta | hx);
-  s.count += __popc(bx);
-  if (hy) s.rec[s.count + __popc(by & below)] = make_uint2((uint32_t)(c + KS_STEP), meta | hy);
-  s.count += __popc(by);
+  if (!__any_sync(FULL, stream_any(top, lim))) return;
+  const unsigned rows = stream_rows_passing(top, lim), voted = __ballot_sync(FULL, rows != 0);
+  if (rows)
+    s.rec[s.count + __popc(voted & ((1u << lane) - 1))] = make_uint2((uint32_t)c, meta | rows);
+  s.count += __popc(voted);
 }
 
 /* A warp's 64 queries from r0 against references c .. end - 1 (c a
@@ -212,11 +212,12 @@ __device__ __forceinline__ void stream_note(StreamNotes &s, unsigned hx, unsigne
  * records (many ties): where it stopped. The A fragments load a word at a time, so that
  * each quad can sit in four registers in the mma's order: a paired load
  * fills two registers in a row with words 2 t and 2 t + 1, which the
- * quad wants two apart, and ptxas copied the quads before every mma. Two
- * steps make a round with one vote, so that the second's products
- * overlap the first's maxima; each step's operands load while the other
- * computes, through pointers (64-bit index arithmetic took a third of
- * the instructions). The last, partial step clamps its columns. */
+ * quad wants two apart, and ptxas copied the quads before every mma. Each
+ * step's operands load while the other computes, through pointers
+ * (64-bit index arithmetic took a third of the instructions), and each
+ * step has its vote: one vote for two steps kept the first's maxima
+ * live through the second's products, and ptxas serialized those. The
+ * last, partial step clamps its columns. */
 __device__ __forceinline__ int64_t stream_rows(const MmArgs &p, StreamNotes &s, int64_t r0,
                                                int64_t c, int64_t end, int lane) {
   const int g = lane >> 2, t = lane & 3;
@@ -242,24 +243,22 @@ __device__ __forceinline__ int64_t stream_rows(const MmArgs &p, StreamNotes &s, 
   if (c < full) stream_fetch(x, bq, tq);
   if (c + S < full) stream_fetch(y, bq + S * 4, tq + S / 2);
   constexpr int ROOM = KS_RECORDS - 2 * 32;
+  int top[KS_TILES][2];
   for (; c + 2 * S <= full && s.count <= ROOM; c += 2 * S) {
-    int tx[KS_TILES][2], ty[KS_TILES][2];
-    stream_tops(tx, fa, x);
+    stream_tops(top, fa, x);
     bq += 2 * S * 4;
     tq += S;
     if (c + 2 * S < full) stream_fetch(x, bq, tq);
-    stream_tops(ty, fa, y);
+    stream_vote(s, top, lim, c, meta, lane);
+    stream_tops(top, fa, y);
     if (c + 3 * S < full) stream_fetch(y, bq + S * 4, tq + S / 2);
-    if (__any_sync(FULL, stream_any(tx, lim) | stream_any(ty, lim)))
-      stream_note(s, stream_rows_passing(tx, lim), stream_rows_passing(ty, lim), c, meta, lane);
+    stream_vote(s, top, lim, c + S, meta, lane);
   }
   for (; c < end && s.count <= ROOM; c += S) {
     if (c == full) stream_fetch_tail(x, p, c, tq, g, t);
-    int tx[KS_TILES][2];
-    stream_tops(tx, fa, x);
+    stream_tops(top, fa, x);
     tq += S / 2;
-    if (__any_sync(FULL, stream_any(tx, lim)))
-      stream_note(s, stream_rows_passing(tx, lim), 0, c, meta, lane);
+    stream_vote(s, top, lim, c, meta, lane);
   }
   return c;
 }

@@ -4,9 +4,10 @@
 -- groups of 8, products of one and many CTA tiles (128 x 256, and
 -- 192 x 256 on a Hopper for long k) with k of
 -- one, two and many stages (512 bits) and half stages, batches, views;
--- Hamming kNN through the warp lists (k <= 256) and the block lists,
--- over several reference chunks, with ties. Pending where there is no
--- GPU.
+-- Hamming kNN through the counting selection (k <= 32: a row's pairs
+-- held in registers, or through a histogram where they overflow), the
+-- warp lists (k <= 256) and the block lists, over several reference
+-- chunks, with ties. Pending where there is no GPU.
 local ml = require "moonlab"
 
 if not ml.cuda.available() then
