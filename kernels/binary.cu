@@ -441,8 +441,7 @@ static int cuda_binary_knn(const ml_binary_knn_desc *p) {
   if (rc) return rc;
   const char *op = "knn";
   int64_t m = p->queries->shape[0], n = p->refs->shape[0], w = p->queries->shape[1], k = p->k;
-  /* the candidates and the selection keep a reference's index - 1 in 32
-   * bits, and the selection takes the largest as none */
+  /* the candidates and the selections keep a reference's index in 32 bits */
   if (n > (int64_t)UINT32_MAX)
     return ml_fail(ML_EINVAL,
                    "%s: hamming search on the GPU takes at most 2^32 - 1 reference codes, got %lld",

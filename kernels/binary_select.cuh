@@ -25,7 +25,8 @@
  * KNN_CAP + CS_KMAX), the first chunk's references */
 #define CS_HELD_FILTER 9
 #define CS_HELD_TILE 32
-static_assert(KNN_CAP + CS_KMAX <= 32 * CS_HELD_FILTER, "a round's pairs fit the registers");
+static_assert(8 * CS_KMAX <= KNN_CAP && KNN_CAP + CS_KMAX <= 32 * CS_HELD_FILTER,
+              "a round's pairs fit the registers (cap = KNN_CAP for k <= CS_KMAX)");
 static_assert(KNN_SAMPLE <= 32 * CS_HELD_TILE, "the first chunk fits the registers");
 /* a distance that no pair has: an empty place of the list (none_key) */
 #define CS_NONE 0xFFFFFFFFu
@@ -153,10 +154,12 @@ __device__ void cs_row_held(const KnnArgs &a, int64_t i, int64_t old, int64_t le
   cs_rank(a, i, keep, kept, lane);
 }
 
-/* Row i through the counting selection, lane by lane of its warp; hist:
- * the warp's bins, keep: its CS_KMAX places, each a key distance << 32 |
- * index - 1 (indices below 2^32, as the filter's candidates); ties: its
- * CS_TIES indices of pairs at the k-th distance. */
+/* Row i through the histogram, where its pairs do not fit the registers
+ * (a round's references again, where its candidates overflowed; longer
+ * rows), lane by lane of its warp; hist: the warp's bins, keep: its
+ * CS_KMAX places, each a key distance << 32 | index - 1 (indices below
+ * 2^32, as the filter's candidates); ties: its CS_TIES indices of pairs
+ * at the k-th distance. */
 template <int SRC>
 __device__ void cs_row(const KnnArgs &a, int64_t i, int64_t old, int64_t len, int lane, int bins,
                        int *hist, unsigned long long *keep, int64_t *ties) {
