@@ -4,14 +4,16 @@
  * integers. A row's pairs (its list and the new candidates) give the
  * k-th distance T and how many pairs lie below it; those are kept, then
  * the pairs at T by increasing index, and the k kept are ranked into the
- * list. Where the pairs fit in registers (CS_HELD_TILE a lane for the
- * first chunk of references, CS_HELD_FILTER for a round's candidates and
- * the list), they are loaded once and T is found by bisection on counts
- * summed over the warp; else they go through a histogram in shared
- * memory, and a second pass over them keeps those below T (which took
- * 61 us for the first chunk of 1024 references of 10^4 queries, where
- * the registers take 44). select.cuh's engine, which inserts the pairs
- * one by one, took 150 us for that chunk and about 65 us a round for the
+ * list. Where the pairs fit in registers (CS_HELD_TILE a lane for a
+ * tile of references, which knn_select sends here only where its rows
+ * fit, CS_HELD_FILTER for a round's candidates and the list), they are
+ * loaded once and T is found by bisection on counts summed over the
+ * warp. A round's row whose candidates overflowed (the round's
+ * references again) goes through a histogram in shared memory, and a
+ * second pass over its pairs keeps those below T (that path took 61 us
+ * for the first chunk of 1024 references of 10^4 queries, where the
+ * registers take 44). select.cuh's engine, which inserts the pairs one
+ * by one, took 150 us for that chunk and about 65 us a round for the
  * filter's candidates (H200). */
 #ifndef ML_CUDA_BINARY_SELECT_CUH
 #define ML_CUDA_BINARY_SELECT_CUH
@@ -31,14 +33,13 @@ static_assert(KNN_SAMPLE <= 32 * CS_HELD_TILE, "the first chunk fits the registe
 /* a distance that no pair has: an empty place of the list (none_key) */
 #define CS_NONE 0xFFFFFFFFu
 
-/* Pair e of row i's stream: its old list (k places, unless first), then
- * its new pairs (binary.cu's knn_old, knn_tile, knn_cand, knn_again);
- * d = CS_NONE for an empty place. */
-template <int SRC>
+/* Pair e of row i's stream in a round of the filter, where its pairs do
+ * not fit the registers: its old list (k places), then its candidates or
+ * the round's references again (binary.cu's knn_old, knn_cand,
+ * knn_again); d = CS_NONE for an empty place. */
 __device__ __forceinline__ void cs_pair(const KnnArgs &a, int64_t i, int64_t old, int64_t e,
                                         uint32_t &d, int64_t &id) {
   if (e < old) knn_old(a, i, e, d, id);
-  else if (SRC == SRC_TILE) knn_tile(a, i, e - old, d, id);
   else if (a.count[i] <= a.cap) knn_cand(a, i, e - old, d, id);
   else knn_again(a, i, e - old, d, id);
 }
@@ -154,21 +155,20 @@ __device__ void cs_row_held(const KnnArgs &a, int64_t i, int64_t old, int64_t le
   cs_rank(a, i, keep, kept, lane);
 }
 
-/* Row i through the histogram, where its pairs do not fit the registers
- * (a round's references again, where its candidates overflowed; longer
- * rows), lane by lane of its warp; hist: the warp's bins, keep: its
- * CS_KMAX places, each a key distance << 32 | index - 1 (indices below
- * 2^32, as the filter's candidates); ties: its CS_TIES indices of pairs
- * at the k-th distance. */
-template <int SRC>
-__device__ void cs_row(const KnnArgs &a, int64_t i, int64_t old, int64_t len, int lane, int bins,
-                       int *hist, unsigned long long *keep, int64_t *ties) {
+/* Row i of a round of the filter through the histogram, where its pairs
+ * do not fit the registers (the round's references again, where its
+ * candidates overflowed), lane by lane of its warp; hist: the warp's
+ * bins, keep: its CS_KMAX places, each a key distance << 32 | index - 1
+ * (indices below 2^32, as the filter's candidates); ties: its CS_TIES
+ * indices of pairs at the k-th distance. */
+static __device__ void cs_row(const KnnArgs &a, int64_t i, int64_t old, int64_t len, int lane,
+                              int bins, int *hist, unsigned long long *keep, int64_t *ties) {
   for (int b = lane; b < bins; b += 32) hist[b] = 0;
   __syncwarp();
   for (int64_t e = lane; e < len; e += 32) {
     uint32_t d;
     int64_t id;
-    cs_pair<SRC>(a, i, old, e, d, id);
+    cs_pair(a, i, old, e, d, id);
     if (d != CS_NONE) atomicAdd(hist + d, 1);
   }
   __syncwarp();
@@ -180,7 +180,7 @@ __device__ void cs_row(const KnnArgs &a, int64_t i, int64_t old, int64_t len, in
     const int64_t e = e0 + lane;
     uint32_t d = CS_NONE;
     int64_t id = 0;
-    if (e < len) cs_pair<SRC>(a, i, old, e, d, id);
+    if (e < len) cs_pair(a, i, old, e, d, id);
     const bool in = d != CS_NONE && d < T, tie = d != CS_NONE && d == T;
     const unsigned below = (1u << lane) - 1, b = __ballot_sync(FULL, in),
                    bt = __ballot_sync(FULL, tie);
@@ -202,7 +202,7 @@ __device__ void cs_row(const KnnArgs &a, int64_t i, int64_t old, int64_t len, in
       for (int64_t e = lane; e < len; e += 32) {
         uint32_t d;
         int64_t id;
-        cs_pair<SRC>(a, i, old, e, d, id);
+        cs_pair(a, i, old, e, d, id);
         if (d == T && id > last && id < least) least = id;
       }
     }
@@ -217,19 +217,23 @@ __device__ void cs_row(const KnnArgs &a, int64_t i, int64_t old, int64_t len, in
   cs_rank(a, i, keep, kept, lane);
 }
 
+/* A warp a row; the tiles come here only where a row's pairs fit the
+ * registers (knn_select). */
 template <int SRC> __global__ void __launch_bounds__(CS_WARPS * 32) binary_knn_count(KnnArgs a) {
   __shared__ int hist[CS_WARPS][CS_BINS];
   __shared__ unsigned long long keep[CS_WARPS][CS_KMAX];
   __shared__ int64_t ties[CS_WARPS][CS_TIES];
   const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5;
   const int bins = (int)(a.w * 32 + 1);
-  constexpr int U = SRC == SRC_TILE ? CS_HELD_TILE : CS_HELD_FILTER;
   for (int64_t i = (int64_t)blockIdx.x * CS_WARPS + wid; i < a.mt;
        i += (int64_t)gridDim.x * CS_WARPS) {
     const int64_t old = a.first ? 0 : a.k, len = old + knn_new<SRC>(a, i);
-    if (len <= 32 * U && (SRC == SRC_TILE || a.count[i] <= a.cap))
-      cs_row_held<SRC, U>(a, i, old, len, lane, bins, keep[wid]);
-    else cs_row<SRC>(a, i, old, len, lane, bins, hist[wid], keep[wid], ties[wid]);
+    if constexpr (SRC == SRC_TILE)
+      cs_row_held<SRC, CS_HELD_TILE>(a, i, old, len, lane, bins, keep[wid]);
+    else if (len <= 32 * CS_HELD_FILTER && a.count[i] <= a.cap)
+      cs_row_held<SRC, CS_HELD_FILTER>(a, i, old, len, lane, bins, keep[wid]);
+    else
+      cs_row(a, i, old, len, lane, bins, hist[wid], keep[wid], ties[wid]);
   }
 }
 
