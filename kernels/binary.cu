@@ -414,8 +414,9 @@ template <int SRC> __global__ void __launch_bounds__(BLOCK_G) binary_knn_block(K
 
 /* The selection of a's rows: by counting where the keys are small
  * integers (a tile only where its rows fit the registers, as the first
- * chunk's always do, and so do the tiles of the unfiltered search for
- * k <= CS_KMAX: 1024 references at most), else select.cuh's lists. */
+ * chunk's always do; for k <= CS_KMAX the search goes unfiltered only
+ * where n <= KNN_SAMPLE, one tile that fits too), else select.cuh's
+ * lists. */
 template <int SRC> static int knn_select(cuda_dev *d, const KnnArgs &a, const char *op) {
   const bool held = SRC == SRC_FILTER || (a.first ? 0 : a.k) + a.nt <= 32 * CS_HELD_TILE;
   if (a.k <= CS_KMAX && a.w * 32 <= CS_BITS && held)

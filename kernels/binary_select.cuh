@@ -10,9 +10,9 @@
  * loaded once and T is found by bisection on counts summed over the
  * warp. A round's row whose candidates overflowed (the round's
  * references again) goes through a histogram in shared memory, and a
- * second pass over its pairs keeps those below T (that path took 61 us
- * for the first chunk of 1024 references of 10^4 queries, where the
- * registers take 44). select.cuh's engine, which inserts the pairs one
+ * second pass over its pairs keeps those below T (when that path served
+ * the first chunk of 1024 references of 10^4 queries it took 61 us; the
+ * registers take 42). select.cuh's engine, which inserts the pairs one
  * by one, took 150 us for that chunk and about 65 us a round for the
  * filter's candidates (H200). */
 #ifndef ML_CUDA_BINARY_SELECT_CUH
@@ -24,23 +24,23 @@
 #define CS_WARPS 4
 #define CS_TIES 128
 /* the pairs a lane holds: a round's candidates and list (at most
- * KNN_CAP + CS_KMAX), the first chunk's references */
+ * KNN_CAP + CS_KMAX, so that every row that did not overflow fits), a
+ * tile's references and list */
 #define CS_HELD_FILTER 9
 #define CS_HELD_TILE 32
 static_assert(8 * CS_KMAX <= KNN_CAP && KNN_CAP + CS_KMAX <= 32 * CS_HELD_FILTER,
               "a round's pairs fit the registers (cap = KNN_CAP for k <= CS_KMAX)");
-static_assert(KNN_SAMPLE <= 32 * CS_HELD_TILE, "the first chunk fits the registers");
+static_assert(KNN_SAMPLE <= 32 * CS_HELD_TILE, "the first chunk is selected in registers");
 /* a distance that no pair has: an empty place of the list (none_key) */
 #define CS_NONE 0xFFFFFFFFu
 
-/* Pair e of row i's stream in a round of the filter, where its pairs do
- * not fit the registers: its old list (k places), then its candidates or
- * the round's references again (binary.cu's knn_old, knn_cand,
- * knn_again); d = CS_NONE for an empty place. */
+/* Pair e of row i's stream in a round of the filter where its
+ * candidates overflowed: its old list (k places), then the round's
+ * references again (binary.cu's knn_old, knn_again); d = CS_NONE for an
+ * empty place. */
 __device__ __forceinline__ void cs_pair(const KnnArgs &a, int64_t i, int64_t old, int64_t e,
                                         uint32_t &d, int64_t &id) {
   if (e < old) knn_old(a, i, e, d, id);
-  else if (a.count[i] <= a.cap) knn_cand(a, i, e - old, d, id);
   else knn_again(a, i, e - old, d, id);
 }
 
@@ -217,8 +217,8 @@ static __device__ void cs_row(const KnnArgs &a, int64_t i, int64_t old, int64_t 
   cs_rank(a, i, keep, kept, lane);
 }
 
-/* A warp a row; the tiles come here only where a row's pairs fit the
- * registers (knn_select). */
+/* A warp a row: in registers, but for a round's rows whose candidates
+ * overflowed (a tile comes here only where its rows fit: knn_select). */
 template <int SRC> __global__ void __launch_bounds__(CS_WARPS * 32) binary_knn_count(KnnArgs a) {
   __shared__ int hist[CS_WARPS][CS_BINS];
   __shared__ unsigned long long keep[CS_WARPS][CS_KMAX];
@@ -230,7 +230,7 @@ template <int SRC> __global__ void __launch_bounds__(CS_WARPS * 32) binary_knn_c
     const int64_t old = a.first ? 0 : a.k, len = old + knn_new<SRC>(a, i);
     if constexpr (SRC == SRC_TILE)
       cs_row_held<SRC, CS_HELD_TILE>(a, i, old, len, lane, bins, keep[wid]);
-    else if (len <= 32 * CS_HELD_FILTER && a.count[i] <= a.cap)
+    else if (a.count[i] <= a.cap)
       cs_row_held<SRC, CS_HELD_FILTER>(a, i, old, len, lane, bins, keep[wid]);
     else
       cs_row(a, i, old, len, lane, bins, hist[wid], keep[wid], ties[wid]);
