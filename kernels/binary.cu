@@ -27,8 +27,9 @@
  * recomputes that query's distances to the round's references on the
  * CUDA cores; the next round filters with the tighter bounds. The filter
  * is binary_knn_stream for codes of 256 bits or fewer (no barrier; the
- * exact tests out of its loop) and mm's kernel with the filter epilogue
- * for longer ones.
+ * exact tests out of its loop; each round's references sorted by
+ * popcount first, binary_order.cuh) and mm's kernel with the filter
+ * epilogue for longer ones.
  * At 10^4 x 10^6 x 256 bits one filter over all references with the
  * first chunk's bounds took 29 ms, most of it in atomics on the same
  * rows' counters. */
@@ -38,6 +39,7 @@
 #include "select.cuh"
 
 #include "binary_mm.cuh"
+#include "binary_order.cuh"
 #include "binary_stream.cuh"
 
 extern "C" {
@@ -276,6 +278,7 @@ struct KnnArgs {
   const int *count;
   int64_t cap;
   const uint32_t *q, *r; /* the chunk's queries, all references */
+  const uint32_t *perm;  /* r's indices where it is sorted by round (binary_order.cuh) */
   int64_t n;
   int64_t w; /* words a code (also the counting selection's bins) */
 };
@@ -349,7 +352,7 @@ __device__ __forceinline__ void knn_again(const KnnArgs &a, int64_t i, int64_t j
     s += __popc(x.x ^ y.x) + __popc(x.y ^ y.y) + __popc(x.z ^ y.z) + __popc(x.w ^ y.w);
   }
   key = (uint32_t)s;
-  id = a.base + j + 1;
+  id = (a.perm ? (int64_t)__ldg(a.perm + a.base + j) : a.base + j) + 1;
 }
 
 /* How many new pairs row i has from SRC. */
@@ -429,6 +432,13 @@ template <int SRC> static int knn_select(cuda_dev *d, const KnnArgs &a, const ch
   return cuda_launch<binary_knn_block<SRC>>(d, blocks_for(a.mt, 1), BLOCK_G, 0, op, a);
 }
 
+/* The length of the filter's round from reference base (the search's
+ * below). */
+static int64_t round_length(int64_t base, int64_t n, int64_t cap, int64_t k) {
+  const int64_t c = base * cap / (4 * k) / BN * BN;
+  return c < BN ? BN : c > n - base ? n - base : c;
+}
+
 /* A query chunk's search. The first s references go through the work
  * block (a tile), which fills every list (s >= 8 k). Then rounds of the
  * filter: a round over the next c references keeps the pairs below each
@@ -440,7 +450,9 @@ template <int SRC> static int knn_select(cuda_dev *d, const KnnArgs &a, const ch
  * 1 + cap / (4 k) a round: 7.4 times for k = 10); a query that
  * overflows is recomputed over the round's references. s is KNN_SAMPLE
  * or 16 k; where the candidates or the first chunk do not fit, the
- * references go through the work block nt at a time. */
+ * references go through the work block nt at a time. For the stream
+ * filter (w = 8) each round's references are sorted by popcount first,
+ * once for all query chunks. */
 static int cuda_binary_knn(const ml_binary_knn_desc *p) {
   cuda_dev *d;
   int rc = cuda_enter(array_device(p->queries), &d);
@@ -461,11 +473,16 @@ static int cuda_binary_knn(const ml_binary_knn_desc *p) {
   const int64_t step = filter ? smp : nt;
   const uint32_t *q = array_ptr<const uint32_t>(p->queries);
   const uint32_t *r = array_ptr<const uint32_t>(p->refs);
-  cuda_scratch pq, pr, work, lk, li, cd, ci, count, terms;
-  /* the column terms of the stream filter's references (a pair of them
-   * an entry), padded to a whole step */
-  const int64_t pairs = (n + KS_STEP - 1) / KS_STEP * (KS_STEP / 2);
+  cuda_scratch pq, pr, work, lk, li, cd, ci, count, sorted, perm, pops, bins;
   const bool stream = filter && w == 8;
+  OrderArgs o = {};
+  for (int64_t base = smp; stream && base < n; base += round_length(base, n, cap, k)) {
+    if (o.rounds == ORD_ROUNDS)
+      return ml_fail(ML_EINVAL, "%s: hamming search of %lld references takes more than %d rounds",
+                     op, (long long)n, ORD_ROUNDS);
+    o.start[o.rounds++] = base;
+  }
+  o.start[o.rounds] = n;
   rc = pq.get(d->index, (size_t)m * sizeof(int), op);
   if (!rc) rc = pr.get(d->index, (size_t)n * sizeof(int), op);
   if (!rc) rc = work.get(d->index, (size_t)(mt * step) * sizeof(uint32_t), op);
@@ -474,12 +491,24 @@ static int cuda_binary_knn(const ml_binary_knn_desc *p) {
   if (!rc && filter) rc = cd.get(d->index, (size_t)(mt * cap) * sizeof(uint32_t), op);
   if (!rc && filter) rc = ci.get(d->index, (size_t)(mt * cap) * sizeof(uint32_t), op);
   if (!rc && filter) rc = count.get(d->index, (size_t)mt * sizeof(int), op);
-  if (!rc && stream) rc = terms.get(d->index, (size_t)pairs * sizeof(int4), op);
+  if (!rc && stream) rc = sorted.get(d->index, (size_t)(n * w) * sizeof(uint32_t), op);
+  if (!rc && stream) rc = perm.get(d->index, (size_t)n * sizeof(uint32_t), op);
+  if (!rc && stream) rc = pops.get(d->index, (size_t)n * sizeof(int), op);
+  if (!rc && stream) rc = bins.get(d->index, (size_t)o.rounds * ORD_BINS * sizeof(uint32_t), op);
   if (!rc) rc = popc_rows(d, q, m, w, pq.as<int>(), op);
   if (!rc) rc = popc_rows(d, r, n, w, pr.as<int>(), op);
-  if (!rc && stream)
-    rc = cuda_launch<column_terms>(d, grid_for(pairs, 256, d), 256, 0, op, pr.as<int>(), n,
-                                   terms.as<int4>(), pairs);
+  if (!rc && stream) {
+    o.codes = (const uint4 *)r;
+    o.pops = pr.as<int>();
+    o.bins = bins.as<uint32_t>();
+    o.out_codes = sorted.as<uint4>();
+    o.out_index = perm.as<uint32_t>();
+    o.out_pops = pops.as<int>();
+    rc = order_rounds(d, o, op);
+  }
+  /* the rounds' references: sorted where the stream filter takes them */
+  const uint32_t *rr = stream ? sorted.as<uint32_t>() : r;
+  const int *rp = stream ? pops.as<int>() : pr.as<int>();
   for (int64_t i0 = 0; !rc && i0 < m; i0 += mt) {
     int64_t mi = m - i0 < mt ? m - i0 : mt;
     uint32_t *dist = array_ptr<uint32_t>(p->dist) + i0 * k;
@@ -518,16 +547,16 @@ static int cuda_binary_knn(const ml_binary_knn_desc *p) {
     a.count = count.as<int>();
     a.cap = cap;
     a.q = q + i0 * w;
-    a.r = r;
+    a.r = rr;
+    a.perm = stream ? perm.as<uint32_t>() : nullptr;
     for (int64_t base = smp; filter && !rc && base < n; base = a.n) {
-      int64_t c = base * cap / (4 * k) / BN * BN;
-      c = c < BN ? BN : c > n - base ? n - base : c;
+      const int64_t c = round_length(base, n, cap, k);
       rc = cuda_check(cudaMemsetAsync(count.ptr, 0, (size_t)mi * sizeof(int), d->stream), op);
       MmArgs g = {};
       g.a = q + i0 * w;
-      g.b = r + base * w;
+      g.b = rr + base * w;
       g.pa = pq.as<int>() + i0;
-      g.pb = pr.as<int>() + base;
+      g.pb = rp + base;
       g.m = mi;
       g.n = c;
       g.w = w;
@@ -539,7 +568,7 @@ static int cuda_binary_knn(const ml_binary_knn_desc *p) {
       g.cand_d = cd.as<uint32_t>();
       g.cand_i = ci.as<uint32_t>();
       g.count = count.as<int>();
-      g.terms = terms.as<int4>() + base / 2; /* base is a multiple of BN */
+      g.perm = stream ? perm.as<uint32_t>() + base : nullptr;
       if (!rc) rc = stream ? knn_stream(d, g, op) : mm_launch<true>(d, g, 1, op);
       a.base = base;
       a.n = base + c;

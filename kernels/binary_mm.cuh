@@ -69,9 +69,9 @@ struct MmArgs {
   int64_t thr_stride, base, cap;
   uint32_t *cand_d, *cand_i; /* m x cap */
   int *count;                /* m */
-  /* binary_stream.cuh's filter: the references' column terms, from
-   * b's first row on */
-  const int4 *terms;
+  /* binary_stream.cuh's filter: b's rows sorted by popcount (pb
+   * likewise), and each one's index among all references */
+  const uint32_t *perm;
 };
 
 __device__ __forceinline__ unsigned smem_addr(const void *p) {

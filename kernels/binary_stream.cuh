@@ -4,19 +4,24 @@
  * its work, and streams its CTA's chunk of references 32 at a time (a
  * step), loading the next step's B fragments (a lane's 8 bytes of a
  * code: its words 2 t and 2 t + 1 in k-slots t and t + 4, for A alike)
- * and column terms while the tensor cores take this one. The 16 warps of
+ * and least popcount while the tensor cores take this one. The 16 warps of
  * a CTA (1024 queries) walk the same references, so the chunk comes from
  * L2 once a CTA and from L1 for the rest; the CTAs stay resident and take
  * work items (a block of queries, a chunk of references) in turn.
  *
  * The test a pair must pass, distance pa + pb - 2 acc below the query's
  * bound th, costs the CUDA cores most of the time, as the tensor cores
- * make 128 products an instruction. The products start from the column
- * term -floor(pb / 2) (the mma's C operand) instead of zero, so that
- * pb - 2 acc >= -2 acc', and a row's pairs pass only if the largest of
- * its accumulators acc' exceeds floor((pa - th) / 2): one three-way
- * maximum for two new products, and no pair below the bound is missed
- * (pairs at it pass too where pb is odd).
+ * make 128 products an instruction. The references come sorted by
+ * popcount within the round (binary_order.cuh), so a step's are all
+ * about equal, and the products start from zero: where T is the least
+ * floor(pb / 2) of the step, pb - 2 acc >= 2 (T - acc), and a row's
+ * pairs pass only if the largest of its accumulators exceeds floor((pa -
+ * th) / 2) + T: one three-way maximum for two new products, and no pair
+ * below the bound is missed (pairs at it, or of a larger popcount, pass
+ * too). The step's T changes the rows' limits only where it differs from
+ * the last step's. The products start from zero rather than from each
+ * reference's -floor(pb / 2) in registers (no sort) because mma.sync
+ * pays for reading a C operand from registers, and not for zero.
  *
  * A step where some row passes is only noted: a record (the step, the
  * lane and its rows) in the warp's buffer in shared memory, with no
@@ -40,63 +45,35 @@
 #define KS_MIN_CHUNK 256  /* references an item, at least */
 #define KS_RECORDS 512    /* a warp's buffer of records */
 #define KS_SETTLE 32      /* records a warp settles after an item, at least */
-/* the column term of a column past the end: no accumulator passes */
-#define KS_NO_COLUMN (-65536)
+/* the limit of a row past the end: no accumulator passes */
+#define KS_NO_ROW (1 << 20)
 
 static_assert(2 * KS_TILES <= 8, "a record's rows fit its low byte");
 
-/* The column terms as the mma's C operand, a step's (32 references) in
- * the order its lanes load them: terms[16 s + 4 t + j] = {x, y, x, y}
- * with x = -floor(pb[c] / 2), y = -floor(pb[c + 1] / 2) and c = 32 s +
- * 8 j + 2 t (the columns of lane t in tile j, for both of its rows),
- * KS_NO_COLUMN past n; pairs is 16 a step. Each term is stored twice:
- * from a pair {x, y} in registers ptxas built the quad anew for every
- * mma, 4 moves an mma. */
-__global__ void column_terms(const int *pb, int64_t n, int4 *terms, int64_t pairs) {
-  const int64_t stride = (int64_t)gridDim.x * blockDim.x;
-  for (int64_t o = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; o < pairs; o += stride) {
-    const int64_t c = o / 16 * KS_STEP + o % 4 * 8 + o % 16 / 4 * 2;
-    const int x = c < n ? -(pb[c] >> 1) : KS_NO_COLUMN,
-              y = c + 1 < n ? -(pb[c + 1] >> 1) : KS_NO_COLUMN;
-    terms[o] = make_int4(x, y, x, y);
-  }
-}
-
-/* d = c + popc(a AND b) over one m16n8k256 tile. */
-__device__ __forceinline__ void mma_and_popc_from(int (&d)[4], const uint32_t (&a)[4], uint2 b,
-                                                  int4 c) {
-  asm("mma.sync.aligned.m16n8k256.row.col.s32.b1.b1.s32.and.popc "
-      "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%10, %11, %12, %13};\n"
-      : "=r"(d[0]), "=r"(d[1]), "=r"(d[2]), "=r"(d[3])
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b.x), "r"(b.y), "r"(c.x), "r"(c.y),
-        "r"(c.z), "r"(c.w));
-}
-
 /* A step's operands: the B fragments (lane's row g of each tile, words
- * 2 t and 2 t + 1) and the column terms of each tile. */
+ * 2 t and 2 t + 1) and the step's least floor(pb / 2), its first
+ * reference's (pq: its popcount). */
 struct StreamFrags {
   uint2 b[NJ];
-  int4 terms[NJ];
+  int least;
 };
 
-__device__ __forceinline__ void stream_fetch(StreamFrags &f, const uint2 *bq, const int4 *tq) {
+__device__ __forceinline__ void stream_fetch(StreamFrags &f, const uint2 *bq, const int *pq) {
 #pragma unroll
-  for (int j = 0; j < NJ; j++) {
-    f.b[j] = __ldg(bq + j * 8 * 4);
-    f.terms[j] = __ldg(tq + j);
-  }
+  for (int j = 0; j < NJ; j++) f.b[j] = __ldg(bq + j * 8 * 4);
+  f.least = __ldg(pq) >> 1;
 }
 
-/* The last, partial step at c: columns past n clamped to the last (their
- * column terms never pass). */
+/* The last, partial step at c: columns past n clamped to the last (the
+ * settle drops them). */
 __device__ __forceinline__ void stream_fetch_tail(StreamFrags &f, const MmArgs &p, int64_t c,
-                                                  const int4 *tq, int g, int t) {
+                                                  int g, int t) {
 #pragma unroll
   for (int j = 0; j < NJ; j++) {
     const int64_t col = c + j * 8 + g;
     f.b[j] = __ldg((const uint2 *)(p.b + (col < p.n ? col : p.n - 1) * 8) + t);
-    f.terms[j] = __ldg(tq + j);
   }
+  f.least = __ldg(p.pb + c) >> 1;
 }
 
 /* The step f against the warp's 64 queries: each of the lane's rows'
@@ -109,7 +86,7 @@ __device__ __forceinline__ void stream_tops(int (&top)[KS_TILES][2],
 #pragma unroll
     for (int i = 0; i < KS_TILES; i++) {
       int acc[4];
-      mma_and_popc_from(acc, fa[i], f.b[j], f.terms[j]);
+      mma_and_popc<true>(acc, fa[i], f.b[j].x, f.b[j].y);
 #pragma unroll
       for (int r = 0; r < 2; r++)
         top[i][r] = j == 0 ? max(acc[2 * r], acc[2 * r + 1])
@@ -118,8 +95,20 @@ __device__ __forceinline__ void stream_tops(int (&top)[KS_TILES][2],
   }
 }
 
-/* Whether a row of the lane passes (a maximum above its limit lim: INT_MAX
- * for a row past the end), and which: bit 2 i + h. */
+/* The rows' limits lt for a step whose least floor(pb / 2) is least:
+ * lim + least, where it differs from the last step's cur. */
+__device__ __forceinline__ void stream_limits(int (&lt)[KS_TILES][2], const int (&lim)[KS_TILES][2],
+                                              int &cur, int least) {
+  if (least == cur) return;
+  cur = least;
+#pragma unroll
+  for (int i = 0; i < KS_TILES; i++)
+#pragma unroll
+    for (int h = 0; h < 2; h++) lt[i][h] = lim[i][h] + least;
+}
+
+/* Whether a row of the lane passes (a maximum above its limit lim), and
+ * which: bit 2 i + h. */
 __device__ __forceinline__ bool stream_any(const int (&top)[KS_TILES][2],
                                            const int (&lim)[KS_TILES][2]) {
   bool any = false;
@@ -153,8 +142,9 @@ struct StreamNotes {
  * them before any is appended, so that their loads overlap) and appends
  * the pairs below the rows' bounds. Out of line: it is rare. */
 static __device__ __noinline__ void stream_settle(const uint2 *rec, int count, const uint32_t *a,
-                                                  const uint32_t *b, const uint32_t *thr,
-                                                  int64_t thr_stride, FilterSink sink, int lane) {
+                                                  const uint32_t *b, const uint32_t *perm,
+                                                  const uint32_t *thr, int64_t thr_stride,
+                                                  FilterSink sink, int lane) {
   __syncwarp();
   for (int e = lane; e < count; e += 32) {
     const uint2 r = rec[e];
@@ -182,7 +172,8 @@ static __device__ __noinline__ void stream_settle(const uint2 *rec, int count, c
       }
       for (; pass; pass &= pass - 1) {
         const int v = __ffs(pass) - 1;
-        sink_append(sink, row, near[v / 4] >> (v % 4 * 8) & 255, c0 + v / 2 * 8 + v % 2);
+        sink_append(sink, row, near[v / 4] >> (v % 4 * 8) & 255,
+                    __ldg(perm + c0 + v / 2 * 8 + v % 2));
       }
     }
   }
@@ -190,8 +181,9 @@ static __device__ __noinline__ void stream_settle(const uint2 *rec, int count, c
 }
 
 __device__ __forceinline__ void stream_settle_all(const MmArgs &p, StreamNotes &s, int lane) {
-  const FilterSink sink = {p.count, p.cand_d, p.cand_i, p.cap, p.base, p.n, 0};
-  stream_settle(s.rec, s.count, p.a, p.b, p.thr, p.thr_stride, sink, lane);
+  /* the candidates' indices are perm's, base 0 */
+  const FilterSink sink = {p.count, p.cand_d, p.cand_i, p.cap, 0, p.n, 0};
+  stream_settle(s.rec, s.count, p.a, p.b, p.perm, p.thr, p.thr_stride, sink, lane);
   s.count = 0;
 }
 
@@ -232,33 +224,35 @@ __device__ __forceinline__ int64_t stream_rows(const MmArgs &p, StreamNotes &s, 
       const uint32_t *a = p.a + (ok ? row : r0) * 8 + t * 2;
       fa[i][h] = __ldg(a);
       fa[i][2 + h] = __ldg(a + 1);
-      lim[i][h] = ok ? (p.pa[row] - (int)p.thr[row * p.thr_stride]) >> 1 : INT_MAX;
+      lim[i][h] = ok ? (p.pa[row] - (int)p.thr[row * p.thr_stride]) >> 1 : KS_NO_ROW;
     }
   const unsigned meta = (unsigned)r0 << 13 | (unsigned)lane << 8;
   constexpr int S = KS_STEP;
   const int64_t full = c + (end - c) / S * S;
   const uint2 *bq = (const uint2 *)p.b + (c + g) * 4 + t;
-  const int4 *tq = p.terms + c / 2 + 4 * t;
+  const int *pq = p.pb + c;
   StreamFrags x, y;
-  if (c < full) stream_fetch(x, bq, tq);
-  if (c + S < full) stream_fetch(y, bq + S * 4, tq + S / 2);
+  if (c < full) stream_fetch(x, bq, pq);
+  if (c + S < full) stream_fetch(y, bq + S * 4, pq + S);
   constexpr int ROOM = KS_RECORDS - 2 * 32;
-  int top[KS_TILES][2];
+  int top[KS_TILES][2], lt[KS_TILES][2], cur = INT_MIN;
   for (; c + 2 * S <= full && s.count <= ROOM; c += 2 * S) {
     stream_tops(top, fa, x);
+    stream_limits(lt, lim, cur, x.least);
     bq += 2 * S * 4;
-    tq += S;
-    if (c + 2 * S < full) stream_fetch(x, bq, tq);
-    stream_vote(s, top, lim, c, meta, lane);
+    pq += 2 * S;
+    if (c + 2 * S < full) stream_fetch(x, bq, pq);
+    stream_vote(s, top, lt, c, meta, lane);
     stream_tops(top, fa, y);
-    if (c + 3 * S < full) stream_fetch(y, bq + S * 4, tq + S / 2);
-    stream_vote(s, top, lim, c + S, meta, lane);
+    stream_limits(lt, lim, cur, y.least);
+    if (c + 3 * S < full) stream_fetch(y, bq + S * 4, pq + S);
+    stream_vote(s, top, lt, c + S, meta, lane);
   }
   for (; c < end && s.count <= ROOM; c += S) {
-    if (c == full) stream_fetch_tail(x, p, c, tq, g, t);
+    if (c == full) stream_fetch_tail(x, p, c, g, t);
     stream_tops(top, fa, x);
-    tq += S / 2;
-    stream_vote(s, top, lim, c, meta, lane);
+    stream_limits(lt, lim, cur, x.least);
+    stream_vote(s, top, lt, c, meta, lane);
   }
   return c;
 }
@@ -288,7 +282,8 @@ __global__ void __launch_bounds__(KS_WARPS * 32, 1)
 }
 
 /* The filter over p (a round of the search: p.m queries, p.n references
- * of w = 8 words, p.terms their column terms) by one CTA a
+ * of w = 8 words sorted by popcount, p.pb their popcounts and p.perm
+ * their indices) by one CTA a
  * multiprocessor, each taking about KS_ITEMS work items (a block of
  * KS_ROWS queries, a chunk of references) in turn. The items are a
  * multiple of the CTAs where the chunks allow, so that no CTA takes one
