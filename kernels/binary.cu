@@ -277,8 +277,8 @@ struct KnnArgs {
   const uint32_t *cand_d, *cand_i;
   const int *count;
   int64_t cap;
-  const uint32_t *q, *r; /* the chunk's queries, all references */
-  const uint32_t *perm;  /* r's indices where it is sorted by round (binary_order.cuh) */
+  const uint32_t *q, *r; /* the chunk's queries, all references (sorted by round where */
+  const uint32_t *perm;  /* perm is not null: their indices, binary_order.cuh) */
   int64_t n;
   int64_t w; /* words a code (also the counting selection's bins) */
 };

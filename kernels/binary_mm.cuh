@@ -64,7 +64,8 @@ struct MmArgs {
   int64_t sa, sb, spa, spb, so; /* batch strides, in elements */
   int hamming;
   /* The filter (FILTER below): the pairs whose distance is below
-   * thr[r * thr_stride] go to row r's candidates, base + the column. */
+   * thr[r * thr_stride] go to row r's candidates, base + the column
+   * (binary_stream.cuh's: perm[the column]). */
   const uint32_t *thr;
   int64_t thr_stride, base, cap;
   uint32_t *cand_d, *cand_i; /* m x cap */

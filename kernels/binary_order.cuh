@@ -27,7 +27,7 @@
 #define ORD_BINS 257 /* popcounts of 256 bits */
 /* Each round is at least twice as long as all before it (binary.cu's
  * cuda_binary_knn), so 2^32 references from the first 1024 on take at
- * most 15 rounds. */
+ * most 14 rounds. */
 #define ORD_ROUNDS 24
 
 struct OrderArgs {
