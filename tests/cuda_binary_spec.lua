@@ -7,7 +7,8 @@
 -- Hamming kNN through the counting selection (k <= 32: a row's pairs
 -- held in registers, or through a histogram where they overflow), the
 -- warp lists (k <= 256) and the block lists, over several reference
--- chunks, with ties. Pending where there is no GPU.
+-- chunks, with ties, and 256-bit codes of every popcount (the stream
+-- filter's rounds sorted by it). Pending where there is no GPU.
 local ml = require "moonlab"
 
 if not ml.cuda.available() then
@@ -149,6 +150,19 @@ describe("cuda knn hamming", function()
     local r = pm1({40001, 256})
     knn_both(pm1({500, 256}), r, {1, 10})
     knn_both(pm1({1500, 256}), r, {1, 10, 40})
+  end)
+
+  it("streams 256-bit codes of every popcount, sorted by it in each round", function()
+    ml.seed(21)
+    -- rows whose share of +1 runs from about 0 to 1, so that the steps of
+    -- kernels/binary_stream.cuh change popcount often and the least one
+    -- of a step moves the limits (kernels/binary_order.cuh)
+    local function spread(n)
+      local z = ml.randn({n, 1}, {device = "cpu"}) * 1.5
+      local x = ml.randn({n, 256}, {device = "cpu"})
+      return ml.where(ml.ge(x, z), 1, -1):astype("float32")
+    end
+    knn_both(spread(700), spread(40001), {1, 10, 40})
   end)
 
   it("settles a warp's full buffer of records and recomputes overflows, on 256-bit codes", function()
