@@ -277,8 +277,10 @@ struct KnnArgs {
   const uint32_t *cand_d, *cand_i;
   const int *count;
   int64_t cap;
-  const uint32_t *q, *r; /* the chunk's queries, all references (sorted by round where */
-  const uint32_t *perm;  /* perm is not null: their indices, binary_order.cuh) */
+  const uint32_t *q, *r; /* the chunk's queries, all references */
+  /* where not null, r is sorted within each round (binary_order.cuh)
+   * and perm holds each place's index */
+  const uint32_t *perm;
   int64_t n;
   int64_t w; /* words a code (also the counting selection's bins) */
 };
