@@ -30,7 +30,13 @@
  * of the step, on the CUDA cores, and the pairs below the bound appended
  * to the rows' candidates. Tested in the loop instead (the products
  * again, and an atomic a pair, while the warp waits), they took half of
- * the search's time. */
+ * the search's time.
+ *
+ * In the first rounds about one reference in a thousand passes, and the
+ * settles' popcounts took most of a round. There (H = 2) a step is
+ * tested, and noted, in two halves of 16 references: a flagged row's
+ * exact distances to the lane's 4 references of its half, for one more
+ * vote a step (the first round from 73 to 57 us on an H200). */
 #ifndef ML_CUDA_BINARY_STREAM_CUH
 #define ML_CUDA_BINARY_STREAM_CUH
 
@@ -76,17 +82,20 @@ __device__ __forceinline__ void stream_fetch_tail(StreamFrags &f, const MmArgs &
   f.least = __ldg(p.pb + c) >> 1;
 }
 
-/* The step f against the warp's 64 queries: each of the lane's rows'
- * largest accumulator. */
+/* Part `part` of H of the step f (its column groups NJ / H part on)
+ * against the warp's 64 queries: each of the lane's rows' largest
+ * accumulator. */
+template <int H>
 __device__ __forceinline__ void stream_tops(int (&top)[KS_TILES][2],
                                             const uint32_t (&fa)[KS_TILES][4],
-                                            const StreamFrags &f) {
+                                            const StreamFrags &f, int part) {
+  constexpr int J = NJ / H;
 #pragma unroll
-  for (int j = 0; j < NJ; j++) {
+  for (int j = 0; j < J; j++) {
 #pragma unroll
     for (int i = 0; i < KS_TILES; i++) {
       int acc[4];
-      mma_and_popc<true>(acc, fa[i], f.b[j].x, f.b[j].y);
+      mma_and_popc<true>(acc, fa[i], f.b[part * J + j].x, f.b[part * J + j].y);
 #pragma unroll
       for (int r = 0; r < 2; r++)
         top[i][r] = j == 0 ? max(acc[2 * r], acc[2 * r + 1])
@@ -130,17 +139,19 @@ __device__ __forceinline__ unsigned stream_rows_passing(const int (&top)[KS_TILE
 }
 
 /* A warp's buffer of records: {c, r0 << 13 | lane << 8 | rows}, the step
- * from column c of the warp's queries from r0, and the lane's rows that
- * passed (bit 2 i + h: row r0 + 16 i + lane / 4 + 8 h). */
+ * (the half step where H = 2) from column c of the warp's queries from
+ * r0, and the lane's rows that passed (bit 2 i + h: row r0 + 16 i + lane
+ * / 4 + 8 h). */
 struct StreamNotes {
   uint2 *rec;
   int count;
 };
 
 /* The exact test of the records' rows and columns: each lane settles a
- * record (the distances of its rows to the lane's 8 references, all of
+ * record (the distances of its rows to the lane's NV references, all of
  * them before any is appended, so that their loads overlap) and appends
  * the pairs below the rows' bounds. Out of line: it is rare. */
+template <int NV>
 static __device__ __noinline__ void stream_settle(const uint2 *rec, int count, const uint32_t *a,
                                                   const uint32_t *b, const uint32_t *perm,
                                                   const uint32_t *thr, int64_t thr_stride,
@@ -159,7 +170,7 @@ static __device__ __noinline__ void stream_settle(const uint2 *rec, int count, c
       /* the passing distances (below th <= 256: a byte each) */
       unsigned pass = 0, near[2] = {0, 0};
 #pragma unroll
-      for (int v = 0; v < 2 * NJ; v++) {
+      for (int v = 0; v < NV; v++) {
         const int64_t col = c0 + v / 2 * 8 + v % 2;
         /* c0 < n: a lane whose columns all lie past n never passes */
         const uint4 *rb = (const uint4 *)(b + (col < sink.n ? col : c0) * 8);
@@ -180,10 +191,11 @@ static __device__ __noinline__ void stream_settle(const uint2 *rec, int count, c
   __syncwarp();
 }
 
+template <int H>
 __device__ __forceinline__ void stream_settle_all(const MmArgs &p, StreamNotes &s, int lane) {
   /* the candidates' indices are perm's, base 0 */
   const FilterSink sink = {p.count, p.cand_d, p.cand_i, p.cap, 0, p.n, 0};
-  stream_settle(s.rec, s.count, p.a, p.b, p.perm, p.thr, p.thr_stride, sink, lane);
+  stream_settle<2 * NJ / H>(s.rec, s.count, p.a, p.b, p.perm, p.thr, p.thr_stride, sink, lane);
   s.count = 0;
 }
 
@@ -210,6 +222,7 @@ __device__ __forceinline__ void stream_vote(StreamNotes &s, const int (&top)[KS_
  * step has its vote: one vote for two steps kept the first's maxima
  * live through the second's products, and ptxas serialized those. The
  * last, partial step clamps its columns. */
+template <int H>
 __device__ __forceinline__ int64_t stream_rows(const MmArgs &p, StreamNotes &s, int64_t r0,
                                                int64_t c, int64_t end, int lane) {
   const int g = lane >> 2, t = lane & 3;
@@ -234,25 +247,36 @@ __device__ __forceinline__ int64_t stream_rows(const MmArgs &p, StreamNotes &s, 
   StreamFrags x, y;
   if (c < full) stream_fetch(x, bq, pq);
   if (c + S < full) stream_fetch(y, bq + S * 4, pq + S);
-  constexpr int ROOM = KS_RECORDS - 2 * 32;
+  constexpr int ROOM = KS_RECORDS - 2 * H * 32, P = S / H;
   int top[KS_TILES][2], lt[KS_TILES][2], cur = INT_MIN;
   for (; c + 2 * S <= full && s.count <= ROOM; c += 2 * S) {
-    stream_tops(top, fa, x);
+    stream_tops<H>(top, fa, x, 0);
     stream_limits(lt, lim, cur, x.least);
+    if (H == 2) {
+      stream_vote(s, top, lt, c, meta, lane);
+      stream_tops<H>(top, fa, x, 1);
+    }
     bq += 2 * S * 4;
     pq += 2 * S;
     if (c + 2 * S < full) stream_fetch(x, bq, pq);
-    stream_vote(s, top, lt, c, meta, lane);
-    stream_tops(top, fa, y);
+    stream_vote(s, top, lt, c + S - P, meta, lane);
+    stream_tops<H>(top, fa, y, 0);
     stream_limits(lt, lim, cur, y.least);
+    if (H == 2) {
+      stream_vote(s, top, lt, c + S, meta, lane);
+      stream_tops<H>(top, fa, y, 1);
+    }
     if (c + 3 * S < full) stream_fetch(y, bq + S * 4, pq + S);
-    stream_vote(s, top, lt, c + S, meta, lane);
+    stream_vote(s, top, lt, c + 2 * S - P, meta, lane);
   }
   for (; c < end && s.count <= ROOM; c += S) {
     if (c == full) stream_fetch_tail(x, p, c, g, t);
-    stream_tops(top, fa, x);
     stream_limits(lt, lim, cur, x.least);
-    stream_vote(s, top, lt, c, meta, lane);
+#pragma unroll
+    for (int part = 0; part < H; part++) {
+      stream_tops<H>(top, fa, x, part);
+      stream_vote(s, top, lt, c + part * P, meta, lane);
+    }
   }
   return c;
 }
@@ -264,6 +288,7 @@ __device__ __forceinline__ int64_t stream_rows(const MmArgs &p, StreamNotes &s, 
  * them idle at the end of the filter), after its last item, and where
  * its buffer filled. The one call is here, where the loop's registers
  * are dead: a call in the loop made ptxas spill around it. */
+template <int H>
 __global__ void __launch_bounds__(KS_WARPS * 32, 1)
     binary_knn_stream(MmArgs p, int64_t chunk, int64_t qblocks, int64_t items) {
   extern __shared__ uint2 ks_records[];
@@ -274,20 +299,20 @@ __global__ void __launch_bounds__(KS_WARPS * 32, 1)
                   end = (item / qblocks + 1) * chunk < p.n ? (item / qblocks + 1) * chunk : p.n;
     int64_t c = r0 < p.m ? item / qblocks * chunk : end;
     do {
-      if (c < end) c = stream_rows(p, s, r0, c, end, lane);
+      if (c < end) c = stream_rows<H>(p, s, r0, c, end, lane);
       if (s.count >= KS_SETTLE || (s.count && item + gridDim.x >= items))
-        stream_settle_all(p, s, lane);
+        stream_settle_all<H>(p, s, lane);
     } while (c < end);
   }
 }
 
 /* The filter over p (a round of the search: p.m queries, p.n references
  * of w = 8 words sorted by popcount, p.pb their popcounts and p.perm
- * their indices) by one CTA a
- * multiprocessor, each taking about KS_ITEMS work items (a block of
- * KS_ROWS queries, a chunk of references) in turn. The items are a
- * multiple of the CTAs where the chunks allow, so that no CTA takes one
- * more than the others. */
+ * their indices; halves: in half steps) by one CTA a multiprocessor,
+ * each taking about KS_ITEMS work items (a block of KS_ROWS queries, a
+ * chunk of references) in turn. The items are a multiple of the CTAs
+ * where the chunks allow, so that no CTA takes one more than the
+ * others. */
 static int64_t gcd64(int64_t a, int64_t b) {
   while (b) {
     const int64_t r = a % b;
@@ -297,7 +322,7 @@ static int64_t gcd64(int64_t a, int64_t b) {
   return a;
 }
 
-static int knn_stream(cuda_dev *d, const MmArgs &p, const char *op) {
+static int knn_stream(cuda_dev *d, const MmArgs &p, bool halves, const char *op) {
   const int64_t qblocks = (p.m + KS_ROWS - 1) / KS_ROWS, slots = d->sms;
   /* parts a multiple of unit make the items a multiple of the CTAs */
   const int64_t unit = slots / gcd64(slots, qblocks);
@@ -306,9 +331,13 @@ static int knn_stream(cuda_dev *d, const MmArgs &p, const char *op) {
   int64_t chunk = (p.n + parts - 1) / parts;
   chunk = chunk < KS_MIN_CHUNK ? KS_MIN_CHUNK : (chunk + KS_STEP - 1) / KS_STEP * KS_STEP;
   const int64_t items = qblocks * ((p.n + chunk - 1) / chunk);
-  return cuda_launch<binary_knn_stream>(d, (unsigned)(items < slots ? items : slots),
-                                        KS_WARPS * 32, KS_WARPS * KS_RECORDS * sizeof(uint2), op,
-                                        p, chunk, qblocks, items);
+  const unsigned grid = (unsigned)(items < slots ? items : slots);
+  const size_t smem = KS_WARPS * KS_RECORDS * sizeof(uint2);
+  if (halves)
+    return cuda_launch<binary_knn_stream<2>>(d, grid, KS_WARPS * 32, smem, op, p, chunk, qblocks,
+                                             items);
+  return cuda_launch<binary_knn_stream<1>>(d, grid, KS_WARPS * 32, smem, op, p, chunk, qblocks,
+                                           items);
 }
 
 #endif
