@@ -36,7 +36,7 @@
  * settles' popcounts took most of a round. There (H = 2) a step is
  * tested, and noted, in two halves of 16 references: a flagged row's
  * exact distances to the lane's 4 references of its half, for one more
- * vote a step (the first round from 73 to 57 us on an H200). */
+ * vote a step. */
 #ifndef ML_CUDA_BINARY_STREAM_CUH
 #define ML_CUDA_BINARY_STREAM_CUH
 
