@@ -211,6 +211,31 @@ __device__ __forceinline__ void stream_vote(StreamNotes &s, const int (&top)[KS_
   s.count += __popc(voted);
 }
 
+/* A step's tests but its last part's vote, which the caller makes once
+ * the next step's operands are on their way: the rows' maxima of part 0,
+ * the step's limits, then each later part after the vote of the one
+ * before it (from column c, KS_STEP / H references a part). */
+template <int H> struct StreamStep {
+  static_assert(NJ % H == 0, "a part is whole column groups");
+  StreamNotes &s;
+  int (&top)[KS_TILES][2], (&lt)[KS_TILES][2];
+  const int (&lim)[KS_TILES][2];
+  int &cur;
+  const uint32_t (&fa)[KS_TILES][4];
+  unsigned meta;
+  int lane;
+
+  __device__ __forceinline__ void parts(const StreamFrags &f, int64_t c) {
+    stream_tops<H>(top, fa, f, 0);
+    stream_limits(lt, lim, cur, f.least);
+#pragma unroll
+    for (int part = 1; part < H; part++) {
+      stream_vote(s, top, lt, c + (part - 1) * (KS_STEP / H), meta, lane);
+      stream_tops<H>(top, fa, f, part);
+    }
+  }
+};
+
 /* A warp's 64 queries from r0 against references c .. end - 1 (c a
  * multiple of KS_STEP), until the buffer may not hold two more steps'
  * records (many ties): where it stopped. The A fragments load a word at a time, so that
@@ -249,34 +274,21 @@ __device__ __forceinline__ int64_t stream_rows(const MmArgs &p, StreamNotes &s, 
   if (c + S < full) stream_fetch(y, bq + S * 4, pq + S);
   constexpr int ROOM = KS_RECORDS - 2 * H * 32, P = S / H;
   int top[KS_TILES][2], lt[KS_TILES][2], cur = INT_MIN;
+  StreamStep<H> st = {s, top, lt, lim, cur, fa, meta, lane};
   for (; c + 2 * S <= full && s.count <= ROOM; c += 2 * S) {
-    stream_tops<H>(top, fa, x, 0);
-    stream_limits(lt, lim, cur, x.least);
-    if (H == 2) {
-      stream_vote(s, top, lt, c, meta, lane);
-      stream_tops<H>(top, fa, x, 1);
-    }
+    st.parts(x, c);
     bq += 2 * S * 4;
     pq += 2 * S;
     if (c + 2 * S < full) stream_fetch(x, bq, pq);
     stream_vote(s, top, lt, c + S - P, meta, lane);
-    stream_tops<H>(top, fa, y, 0);
-    stream_limits(lt, lim, cur, y.least);
-    if (H == 2) {
-      stream_vote(s, top, lt, c + S, meta, lane);
-      stream_tops<H>(top, fa, y, 1);
-    }
+    st.parts(y, c + S);
     if (c + 3 * S < full) stream_fetch(y, bq + S * 4, pq + S);
     stream_vote(s, top, lt, c + 2 * S - P, meta, lane);
   }
   for (; c < end && s.count <= ROOM; c += S) {
     if (c == full) stream_fetch_tail(x, p, c, g, t);
-    stream_limits(lt, lim, cur, x.least);
-#pragma unroll
-    for (int part = 0; part < H; part++) {
-      stream_tops<H>(top, fa, x, part);
-      stream_vote(s, top, lt, c + part * P, meta, lane);
-    }
+    st.parts(x, c);
+    stream_vote(s, top, lt, c + S - P, meta, lane);
   }
   return c;
 }
