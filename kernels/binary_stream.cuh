@@ -36,7 +36,11 @@
  * settles' popcounts took most of a round. There (H = 2) a step is
  * tested, and noted, in two halves of 16 references: a flagged row's
  * exact distances to the lane's 4 references of its half, for one more
- * vote a step. */
+ * vote a step. In the last rounds, where one reference in tens of
+ * thousands passes, the votes cost more than the settles: there (D = 2)
+ * a row's maxima run on through two steps and are voted on once, and a
+ * flagged row's exact distances are to the lane's 16 references of
+ * both. */
 #ifndef ML_CUDA_BINARY_STREAM_CUH
 #define ML_CUDA_BINARY_STREAM_CUH
 
@@ -84,11 +88,11 @@ __device__ __forceinline__ void stream_fetch_tail(StreamFrags &f, const MmArgs &
 
 /* Part `part` of H of the step f (its column groups NJ / H part on)
  * against the warp's 64 queries: each of the lane's rows' largest
- * accumulator. */
+ * accumulator, or the larger of that and top where cont. */
 template <int H>
 __device__ __forceinline__ void stream_tops(int (&top)[KS_TILES][2],
                                             const uint32_t (&fa)[KS_TILES][4],
-                                            const StreamFrags &f, int part) {
+                                            const StreamFrags &f, int part, bool cont) {
   constexpr int J = NJ / H;
 #pragma unroll
   for (int j = 0; j < J; j++) {
@@ -98,7 +102,7 @@ __device__ __forceinline__ void stream_tops(int (&top)[KS_TILES][2],
       mma_and_popc<true>(acc, fa[i], f.b[part * J + j].x, f.b[part * J + j].y);
 #pragma unroll
       for (int r = 0; r < 2; r++)
-        top[i][r] = j == 0 ? max(acc[2 * r], acc[2 * r + 1])
+        top[i][r] = j == 0 && !cont ? max(acc[2 * r], acc[2 * r + 1])
                            : __vimax3_s32(top[i][r], acc[2 * r], acc[2 * r + 1]);
     }
   }
@@ -138,20 +142,21 @@ __device__ __forceinline__ unsigned stream_rows_passing(const int (&top)[KS_TILE
   return hit;
 }
 
-/* A warp's buffer of records: {c, r0 << 13 | lane << 8 | rows}, the step
- * (the half step where H = 2) from column c of the warp's queries from
- * r0, and the lane's rows that passed (bit 2 i + h: row r0 + 16 i + lane
- * / 4 + 8 h). */
+/* A warp's buffer of records: {c + d - 1, r0 << 13 | lane << 8 | rows},
+ * the d steps (the half step where H = 2) from column c (even) of the
+ * warp's queries from r0, and the lane's rows that passed (bit 2 i + h:
+ * row r0 + 16 i + lane / 4 + 8 h). */
 struct StreamNotes {
   uint2 *rec;
   int count;
 };
 
 /* The exact test of the records' rows and columns: each lane settles a
- * record (the distances of its rows to the lane's NV references, all of
- * them before any is appended, so that their loads overlap) and appends
- * the pairs below the rows' bounds. Out of line: it is rare. */
-template <int NV>
+ * record (the distances of its rows to the lane's NV / D references a
+ * step of the record, all of them before any is appended, so that their
+ * loads overlap) and appends the pairs below the rows' bounds. Out of
+ * line: it is rare. */
+template <int NV, int D>
 static __device__ __noinline__ void stream_settle(const uint2 *rec, int count, const uint32_t *a,
                                                   const uint32_t *b, const uint32_t *perm,
                                                   const uint32_t *thr, int64_t thr_stride,
@@ -160,7 +165,8 @@ static __device__ __noinline__ void stream_settle(const uint2 *rec, int count, c
   for (int e = lane; e < count; e += 32) {
     const uint2 r = rec[e];
     const int l = r.y >> 8 & 31;
-    const int64_t r0 = r.y >> 13, c0 = r.x + (l & 3) * 2;
+    const int64_t r0 = r.y >> 13, c0 = (r.x & ~1u) + (l & 3) * 2;
+    const int nv = NV / D * (int)((r.x & 1) + 1);
     for (unsigned rows = r.y & 255; rows; rows &= rows - 1) {
       const int bit = __ffs(rows) - 1;
       const int64_t row = r0 + bit / 2 * 16 + (l >> 2) + bit % 2 * 8;
@@ -168,7 +174,7 @@ static __device__ __noinline__ void stream_settle(const uint2 *rec, int count, c
       const uint4 q0 = __ldg(qa), q1 = __ldg(qa + 1);
       const uint32_t th = __ldg(thr + row * thr_stride);
       /* the passing distances (below th <= 256: a byte each) */
-      unsigned pass = 0, near[2] = {0, 0};
+      unsigned pass = 0, near[NV / 4] = {};
 #pragma unroll
       for (int v = 0; v < NV; v++) {
         const int64_t col = c0 + v / 2 * 8 + v % 2;
@@ -178,7 +184,7 @@ static __device__ __noinline__ void stream_settle(const uint2 *rec, int count, c
         const uint32_t d = __popc(q0.x ^ x.x) + __popc(q0.y ^ x.y) + __popc(q0.z ^ x.z) +
                            __popc(q0.w ^ x.w) + __popc(q1.x ^ y.x) + __popc(q1.y ^ y.y) +
                            __popc(q1.z ^ y.z) + __popc(q1.w ^ y.w);
-        pass |= (unsigned)(col < sink.n && d < th) << v;
+        pass |= (unsigned)(v < nv && col < sink.n && d < th) << v;
         near[v / 4] |= (d & 255) << (v % 4 * 8);
       }
       for (; pass; pass &= pass - 1) {
@@ -191,11 +197,12 @@ static __device__ __noinline__ void stream_settle(const uint2 *rec, int count, c
   __syncwarp();
 }
 
-template <int H>
+template <int H, int D>
 __device__ __forceinline__ void stream_settle_all(const MmArgs &p, StreamNotes &s, int lane) {
   /* the candidates' indices are perm's, base 0 */
   const FilterSink sink = {p.count, p.cand_d, p.cand_i, p.cap, 0, p.n, 0};
-  stream_settle<2 * NJ / H>(s.rec, s.count, p.a, p.b, p.perm, p.thr, p.thr_stride, sink, lane);
+  stream_settle<2 * NJ * D / H, D>(s.rec, s.count, p.a, p.b, p.perm, p.thr, p.thr_stride, sink,
+                                   lane);
   s.count = 0;
 }
 
@@ -214,7 +221,9 @@ __device__ __forceinline__ void stream_vote(StreamNotes &s, const int (&top)[KS_
 /* A step's tests but its last part's vote, which the caller makes once
  * the next step's operands are on their way: the rows' maxima of part 0,
  * the step's limits, then each later part after the vote of the one
- * before it (from column c, KS_STEP / H references a part). */
+ * before it (from column c, KS_STEP / H references a part). Where cont
+ * (a vote's second step), the maxima run on from the last step's and
+ * the limits stay its: its least popcount is no larger. */
 template <int H> struct StreamStep {
   static_assert(NJ % H == 0, "a part is whole column groups");
   StreamNotes &s;
@@ -225,29 +234,31 @@ template <int H> struct StreamStep {
   unsigned meta;
   int lane;
 
-  __device__ __forceinline__ void parts(const StreamFrags &f, int64_t c) {
-    stream_tops<H>(top, fa, f, 0);
-    stream_limits(lt, lim, cur, f.least);
+  __device__ __forceinline__ void parts(const StreamFrags &f, int64_t c, bool cont = false) {
+    stream_tops<H>(top, fa, f, 0, cont);
+    if (!cont) stream_limits(lt, lim, cur, f.least);
 #pragma unroll
     for (int part = 1; part < H; part++) {
       stream_vote(s, top, lt, c + (part - 1) * (KS_STEP / H), meta, lane);
-      stream_tops<H>(top, fa, f, part);
+      stream_tops<H>(top, fa, f, part, false);
     }
   }
 };
 
 /* A warp's 64 queries from r0 against references c .. end - 1 (c a
  * multiple of KS_STEP), until the buffer may not hold two more steps'
- * records (many ties): where it stopped. The A fragments load a word at a time, so that
+ * records (many ties): where it stopped; a vote every D steps of the
+ * loop, every step of the tail. The A fragments load a word at a time, so that
  * each quad can sit in four registers in the mma's order: a paired load
  * fills two registers in a row with words 2 t and 2 t + 1, which the
  * quad wants two apart, and ptxas copied the quads before every mma. Each
  * step's operands load while the other computes, through pointers
  * (64-bit index arithmetic took a third of the instructions), and each
- * step has its vote: one vote for two steps kept the first's maxima
- * live through the second's products, and ptxas serialized those. The
- * last, partial step clamps its columns. */
-template <int H>
+ * step has its vote (D = 1; one vote for two steps that kept the first's
+ * maxima apart from the second's made ptxas serialize them), or the two
+ * steps share their maxima and vote (D = 2). The last, partial step
+ * clamps its columns. */
+template <int H, int D>
 __device__ __forceinline__ int64_t stream_rows(const MmArgs &p, StreamNotes &s, int64_t r0,
                                                int64_t c, int64_t end, int lane) {
   const int g = lane >> 2, t = lane & 3;
@@ -272,7 +283,8 @@ __device__ __forceinline__ int64_t stream_rows(const MmArgs &p, StreamNotes &s, 
   StreamFrags x, y;
   if (c < full) stream_fetch(x, bq, pq);
   if (c + S < full) stream_fetch(y, bq + S * 4, pq + S);
-  constexpr int ROOM = KS_RECORDS - 2 * H * 32, P = S / H;
+  static_assert(D == 1 || (D == 2 && H == 1), "two steps a vote are whole steps");
+  constexpr int ROOM = KS_RECORDS - 2 * H / D * 32, P = S / H;
   int top[KS_TILES][2], lt[KS_TILES][2], cur = INT_MIN;
   StreamStep<H> st = {s, top, lt, lim, cur, fa, meta, lane};
   for (; c + 2 * S <= full && s.count <= ROOM; c += 2 * S) {
@@ -280,10 +292,10 @@ __device__ __forceinline__ int64_t stream_rows(const MmArgs &p, StreamNotes &s, 
     bq += 2 * S * 4;
     pq += 2 * S;
     if (c + 2 * S < full) stream_fetch(x, bq, pq);
-    stream_vote(s, top, lt, c + S - P, meta, lane);
-    st.parts(y, c + S);
+    if (D == 1) stream_vote(s, top, lt, c + S - P, meta, lane);
+    st.parts(y, c + S, D == 2);
     if (c + 3 * S < full) stream_fetch(y, bq + S * 4, pq + S);
-    stream_vote(s, top, lt, c + 2 * S - P, meta, lane);
+    stream_vote(s, top, lt, D == 2 ? c + 1 : c + 2 * S - P, meta, lane);
   }
   for (; c < end && s.count <= ROOM; c += S) {
     if (c == full) stream_fetch_tail(x, p, c, g, t);
@@ -300,7 +312,7 @@ __device__ __forceinline__ int64_t stream_rows(const MmArgs &p, StreamNotes &s, 
  * them idle at the end of the filter), after its last item, and where
  * its buffer filled. The one call is here, where the loop's registers
  * are dead: a call in the loop made ptxas spill around it. */
-template <int H>
+template <int H, int D>
 __global__ void __launch_bounds__(KS_WARPS * 32, 1)
     binary_knn_stream(MmArgs p, int64_t chunk, int64_t qblocks, int64_t items) {
   extern __shared__ uint2 ks_records[];
@@ -311,20 +323,20 @@ __global__ void __launch_bounds__(KS_WARPS * 32, 1)
                   end = (item / qblocks + 1) * chunk < p.n ? (item / qblocks + 1) * chunk : p.n;
     int64_t c = r0 < p.m ? item / qblocks * chunk : end;
     do {
-      if (c < end) c = stream_rows<H>(p, s, r0, c, end, lane);
+      if (c < end) c = stream_rows<H, D>(p, s, r0, c, end, lane);
       if (s.count >= KS_SETTLE || (s.count && item + gridDim.x >= items))
-        stream_settle_all<H>(p, s, lane);
+        stream_settle_all<H, D>(p, s, lane);
     } while (c < end);
   }
 }
 
 /* The filter over p (a round of the search: p.m queries, p.n references
  * of w = 8 words sorted by popcount, p.pb their popcounts and p.perm
- * their indices; halves: in half steps) by one CTA a multiprocessor,
- * each taking about KS_ITEMS work items (a block of KS_ROWS queries, a
- * chunk of references) in turn. The items are a multiple of the CTAs
- * where the chunks allow, so that no CTA takes one more than the
- * others. */
+ * their indices) with a vote every `span` references (KS_STEP / 2: half
+ * steps, KS_STEP, or 2 KS_STEP) by one CTA a multiprocessor, each
+ * taking about KS_ITEMS work items (a block of KS_ROWS queries, a chunk
+ * of references) in turn. The items are a multiple of the CTAs where
+ * the chunks allow, so that no CTA takes one more than the others. */
 static int64_t gcd64(int64_t a, int64_t b) {
   while (b) {
     const int64_t r = a % b;
@@ -334,7 +346,7 @@ static int64_t gcd64(int64_t a, int64_t b) {
   return a;
 }
 
-static int knn_stream(cuda_dev *d, const MmArgs &p, bool halves, const char *op) {
+static int knn_stream(cuda_dev *d, const MmArgs &p, int span, const char *op) {
   const int64_t qblocks = (p.m + KS_ROWS - 1) / KS_ROWS, slots = d->sms;
   /* parts a multiple of unit make the items a multiple of the CTAs */
   const int64_t unit = slots / gcd64(slots, qblocks);
@@ -345,11 +357,12 @@ static int knn_stream(cuda_dev *d, const MmArgs &p, bool halves, const char *op)
   const int64_t items = qblocks * ((p.n + chunk - 1) / chunk);
   const unsigned grid = (unsigned)(items < slots ? items : slots);
   const size_t smem = KS_WARPS * KS_RECORDS * sizeof(uint2);
-  if (halves)
-    return cuda_launch<binary_knn_stream<2>>(d, grid, KS_WARPS * 32, smem, op, p, chunk, qblocks,
-                                             items);
-  return cuda_launch<binary_knn_stream<1>>(d, grid, KS_WARPS * 32, smem, op, p, chunk, qblocks,
-                                           items);
+  const dim3 block(KS_WARPS * 32);
+  if (span < KS_STEP)
+    return cuda_launch<binary_knn_stream<2, 1>>(d, grid, block, smem, op, p, chunk, qblocks, items);
+  if (span > KS_STEP)
+    return cuda_launch<binary_knn_stream<1, 2>>(d, grid, block, smem, op, p, chunk, qblocks, items);
+  return cuda_launch<binary_knn_stream<1, 1>>(d, grid, block, smem, op, p, chunk, qblocks, items);
 }
 
 #endif

@@ -165,6 +165,17 @@ describe("cuda knn hamming", function()
     knn_both(spread(700), spread(40001), {1, 10, 40})
   end)
 
+  it("votes on two steps where few references pass, ties and copies among them", function()
+    ml.seed(22)
+    -- k = 1 and 2 against 140001 references: the rounds from 66560 (k =
+    -- 1) and 33792 (k = 2) on vote every two steps (kernels/binary.cu),
+    -- with copies of queries there, twice each, and a last partial step
+    local q = pm1({300, 256})
+    local r = ml.cat({pm1({100000, 256}), q[{{1, 40}, {}}], pm1({20000, 256}),
+                      q[{{1, 40}, {}}], pm1({19921, 256})}, 1)
+    knn_both(q, r, {1, 2, 10})
+  end)
+
   it("settles a warp's full buffer of records and recomputes overflows, on 256-bit codes", function()
     ml.seed(20)
     -- 1100 copies of one code against 30000 random references, then 3000
