@@ -152,10 +152,10 @@ struct StreamNotes {
 };
 
 /* The exact test of the records' rows and columns: each lane settles a
- * record (the distances of its rows to the lane's NV / D references a
- * step of the record, all of them before any is appended, so that their
- * loads overlap) and appends the pairs below the rows' bounds. Out of
- * line: it is rare. */
+ * record (the distances of its rows to the lane's NV references, all of
+ * them before any is appended, so that their loads overlap, and those of
+ * the record's steps kept: NV / D a step) and appends the pairs below
+ * the rows' bounds. Out of line: it is rare. */
 template <int NV, int D>
 static __device__ __noinline__ void stream_settle(const uint2 *rec, int count, const uint32_t *a,
                                                   const uint32_t *b, const uint32_t *perm,
@@ -178,8 +178,9 @@ static __device__ __noinline__ void stream_settle(const uint2 *rec, int count, c
 #pragma unroll
       for (int v = 0; v < NV; v++) {
         const int64_t col = c0 + v / 2 * 8 + v % 2;
-        /* c0 < n: a lane whose columns all lie past n never passes */
-        const uint4 *rb = (const uint4 *)(b + (col < sink.n ? col : c0) * 8);
+        /* columns past n, clamped to the last (a partial step's lanes
+         * hold its copies there), are read but never kept */
+        const uint4 *rb = (const uint4 *)(b + (col < sink.n ? col : sink.n - 1) * 8);
         const uint4 x = __ldg(rb), y = __ldg(rb + 1);
         const uint32_t d = __popc(q0.x ^ x.x) + __popc(q0.y ^ x.y) + __popc(q0.z ^ x.z) +
                            __popc(q0.w ^ x.w) + __popc(q1.x ^ y.x) + __popc(q1.y ^ y.y) +
@@ -248,8 +249,8 @@ template <int H> struct StreamStep {
 /* A warp's 64 queries from r0 against references c .. end - 1 (c a
  * multiple of KS_STEP), until the buffer may not hold two more steps'
  * records (many ties): where it stopped; a vote every D steps of the
- * loop, every step of the tail. The A fragments load a word at a time, so that
- * each quad can sit in four registers in the mma's order: a paired load
+ * loop, every step of the tail. The A fragments load a word at a time,
+ * so that each quad can sit in four registers in the mma's order: a paired load
  * fills two registers in a row with words 2 t and 2 t + 1, which the
  * quad wants two apart, and ptxas copied the quads before every mma. Each
  * step's operands load while the other computes, through pointers

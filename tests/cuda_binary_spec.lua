@@ -176,17 +176,19 @@ describe("cuda knn hamming", function()
     knn_both(q, r, {1, 2, 10})
   end)
 
-  it("settles a warp's full buffer of records and recomputes overflows, on 256-bit codes", function()
+  it("settles a warp's records of many ties and recomputes overflows, on 256-bit codes", function()
     ml.seed(20)
-    -- 1100 copies of one code against 30000 random references, then 3000
+    -- 1100 copies of one code against 70000 random references, then 3000
     -- copies of it and 1001 more random ones: every step over the copies
-    -- notes all 64 rows of every warp (32 records a step, so a buffer of
-    -- 512 fills), and each query has 3000 pairs at distance 0 in a round
-    -- of the filter, more than its candidates hold (256 for k = 10)
-    local x = pm1({1, 256})
+    -- notes all 64 rows of every warp (32 records a step), and each query
+    -- has 3000 pairs at distance 0 in a round of the filter, more than its
+    -- candidates hold (256 for k = 10). The code has about 84% of its
+    -- bits set, so that its copies sort last in their round (for k = 1
+    -- one that votes every two steps) and fill its partial last step.
+    local x = ml.where(ml.ge(ml.randn({1, 256}, {device = "cpu"}), -1), 1, -1):astype("float32")
     local q = ml.ones(1100, 1, {dtype = "float32", device = "cpu"}) * x
     local copies = ml.ones(3000, 1, {dtype = "float32", device = "cpu"}) * x
-    knn_both(q, ml.cat({pm1({30000, 256}), copies, pm1({1001, 256})}, 1), {1, 10, 40})
+    knn_both(q, ml.cat({pm1({70000, 256}), copies, pm1({1001, 256})}, 1), {1, 10, 40})
   end)
 
   it("filters codes longer than 256 bits through the tiled kernel", function()
