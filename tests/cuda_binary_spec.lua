@@ -168,8 +168,9 @@ describe("cuda knn hamming", function()
   it("votes on two steps where few references pass, ties and copies among them", function()
     ml.seed(22)
     -- k = 1 and 2 against 140001 references: the rounds from 66560 (k =
-    -- 1) and 33792 (k = 2) on vote every two steps (kernels/binary.cu),
-    -- with copies of queries there, twice each, and a last partial step
+    -- 1) and from 33792 (k = 2) to the end vote every two steps
+    -- (kernels/binary.cu); copies of queries lie there, twice each, and
+    -- the last step is partial
     local q = pm1({300, 256})
     local r = ml.cat({pm1({100000, 256}), q[{{1, 40}, {}}], pm1({20000, 256}),
                       q[{{1, 40}, {}}], pm1({19921, 256})}, 1)
