@@ -572,10 +572,14 @@ static int cuda_binary_knn(const ml_binary_knn_desc *p) {
       g.count = count.as<int>();
       g.perm = stream ? perm.as<uint32_t>() + base : nullptr;
       /* votes on half steps where about one reference in 1024 or more
-       * passes (k / base): the exact tests of a flagged row take half as
+       * passes (k / base), on quarter steps where one in 256 or more
+       * does: the exact tests of a flagged row take half or a quarter as
        * many; on two steps where one in 16384 or fewer does: there the
        * votes cost more than the exact tests */
-      const int span = base < 1024 * k ? KS_STEP / 2 : base < 16384 * k ? KS_STEP : 2 * KS_STEP;
+      const int span = base < 256 * k    ? KS_STEP / 4
+                       : base < 1024 * k  ? KS_STEP / 2
+                       : base < 16384 * k ? KS_STEP
+                                          : 2 * KS_STEP;
       if (!rc) rc = stream ? knn_stream(d, g, span, op) : mm_launch<true>(d, g, 1, op);
       a.base = base;
       a.n = base + c;

@@ -36,11 +36,15 @@
  * settles' popcounts took most of a round. There (H = 2) a step is
  * tested, and noted, in two halves of 16 references: a flagged row's
  * exact distances to the lane's 4 references of its half, for one more
- * vote a step. In the last rounds, where one reference in tens of
- * thousands passes, the votes cost more than the settles: there (D = 2)
- * a row's maxima run on through two steps and are voted on once, and a
- * flagged row's exact distances are to the lane's 16 references of
- * both. */
+ * vote a step; in the first round, where one in a hundred passes, in
+ * quarters of 8 (H = 4: 2 references a flagged row). In the last rounds,
+ * where one reference in tens of thousands passes, the votes cost more
+ * than the settles: there (D = 2) a row's maxima run on through two
+ * steps and are voted on once, and a flagged row's exact distances are
+ * to the lane's 16 references of both; its pairs below the bound wait
+ * in the warp's stage in shared memory until all its records are
+ * tested, and then go to the candidates together, so that a lane's
+ * tests do not wait on an atomic each. */
 #ifndef ML_CUDA_BINARY_STREAM_CUH
 #define ML_CUDA_BINARY_STREAM_CUH
 
@@ -54,6 +58,7 @@
 #define KS_ITEMS 16       /* work items a resident CTA, about */
 #define KS_MIN_CHUNK 256  /* references an item, at least */
 #define KS_RECORDS 512    /* a warp's buffer of records */
+#define KS_STAGE 256      /* a warp's staged pairs (D = 2) */
 #define KS_SETTLE 32      /* records a warp settles after an item, at least */
 /* the limit of a row past the end: no accumulator passes */
 #define KS_NO_ROW (1 << 20)
@@ -143,27 +148,39 @@ __device__ __forceinline__ unsigned stream_rows_passing(const int (&top)[KS_TILE
 }
 
 /* A warp's buffer of records: {c + d - 1, r0 << 13 | lane << 8 | rows},
- * the d steps (the half step where H = 2) from column c (even) of the
- * warp's queries from r0, and the lane's rows that passed (bit 2 i + h:
- * row r0 + 16 i + lane / 4 + 8 h). */
+ * the d steps (the part of a step where H > 1) from column c (even) of
+ * the warp's queries from r0, and the lane's rows that passed (bit 2 i +
+ * h: row r0 + 16 i + lane / 4 + 8 h); and where D = 2 its stage of
+ * pairs below their bounds, {row << 9 | distance, column}, fill of them
+ * (past KS_STAGE, the rest went straight to the candidates). */
 struct StreamNotes {
   uint2 *rec;
   int count;
+  uint2 *stage;
+  int *fill;
 };
+
+/* The shared memory of a CTA: its warps' records, then where D = 2 their
+ * stages and fills. */
+static constexpr size_t stream_smem(int D) {
+  return KS_WARPS *
+         (KS_RECORDS * sizeof(uint2) + (D == 2 ? KS_STAGE * sizeof(uint2) + sizeof(int) : 0));
+}
 
 /* The exact test of the records' rows and columns: each lane settles a
  * record (the distances of its rows to the lane's NV references, all of
  * them before any is appended, so that their loads overlap, and those of
  * the record's steps kept: NV / D a step) and appends the pairs below
- * the rows' bounds. Out of line: it is rare. */
+ * the rows' bounds, where D = 2 through the stage. Out of line: it is
+ * rare. */
 template <int NV, int D>
-static __device__ __noinline__ void stream_settle(const uint2 *rec, int count, const uint32_t *a,
+static __device__ __noinline__ void stream_settle(StreamNotes s, const uint32_t *a,
                                                   const uint32_t *b, const uint32_t *perm,
                                                   const uint32_t *thr, int64_t thr_stride,
                                                   FilterSink sink, int lane) {
   __syncwarp();
-  for (int e = lane; e < count; e += 32) {
-    const uint2 r = rec[e];
+  for (int e = lane; e < s.count; e += 32) {
+    const uint2 r = s.rec[e];
     const int l = r.y >> 8 & 31;
     const int64_t r0 = r.y >> 13, c0 = (r.x & ~1u) + (l & 3) * 2;
     const int nv = NV / D * (int)((r.x & 1) + 1);
@@ -174,7 +191,7 @@ static __device__ __noinline__ void stream_settle(const uint2 *rec, int count, c
       const uint4 q0 = __ldg(qa), q1 = __ldg(qa + 1);
       const uint32_t th = __ldg(thr + row * thr_stride);
       /* the passing distances (below th <= 256: a byte each) */
-      unsigned pass = 0, near[NV / 4] = {};
+      unsigned pass = 0, near[(NV + 3) / 4] = {};
 #pragma unroll
       for (int v = 0; v < NV; v++) {
         const int64_t col = c0 + v / 2 * 8 + v % 2;
@@ -190,20 +207,32 @@ static __device__ __noinline__ void stream_settle(const uint2 *rec, int count, c
       }
       for (; pass; pass &= pass - 1) {
         const int v = __ffs(pass) - 1;
-        sink_append(sink, row, near[v / 4] >> (v % 4 * 8) & 255,
-                    __ldg(perm + c0 + v / 2 * 8 + v % 2));
+        const uint32_t dist = near[v / 4] >> (v % 4 * 8) & 255;
+        const int64_t col = c0 + v / 2 * 8 + v % 2;
+        const int slot = D == 2 ? atomicAdd(s.fill, 1) : KS_STAGE;
+        if (slot < KS_STAGE) s.stage[slot] = make_uint2((uint32_t)row << 9 | dist, (uint32_t)col);
+        else sink_append(sink, row, dist, __ldg(perm + col));
       }
     }
   }
   __syncwarp();
+  if (D == 2) {
+    const int staged = min(*s.fill, KS_STAGE);
+    for (int e = lane; e < staged; e += 32) {
+      const uint2 t = s.stage[e];
+      sink_append(sink, t.x >> 9, t.x & 511, __ldg(perm + t.y));
+    }
+    __syncwarp();
+    if (lane == 0) *s.fill = 0;
+    __syncwarp();
+  }
 }
 
 template <int H, int D>
 __device__ __forceinline__ void stream_settle_all(const MmArgs &p, StreamNotes &s, int lane) {
   /* the candidates' indices are perm's, base 0 */
   const FilterSink sink = {p.count, p.cand_d, p.cand_i, p.cap, 0, p.n, 0};
-  stream_settle<2 * NJ * D / H, D>(s.rec, s.count, p.a, p.b, p.perm, p.thr, p.thr_stride, sink,
-                                   lane);
+  stream_settle<2 * NJ * D / H, D>(s, p.a, p.b, p.perm, p.thr, p.thr_stride, sink, lane);
   s.count = 0;
 }
 
@@ -318,7 +347,11 @@ __global__ void __launch_bounds__(KS_WARPS * 32, 1)
     binary_knn_stream(MmArgs p, int64_t chunk, int64_t qblocks, int64_t items) {
   extern __shared__ uint2 ks_records[];
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-  StreamNotes s = {ks_records + warp * KS_RECORDS, 0};
+  uint2 *stages = ks_records + KS_WARPS * KS_RECORDS;
+  StreamNotes s = {ks_records + warp * KS_RECORDS, 0, stages + warp * KS_STAGE,
+                   (int *)(stages + KS_WARPS * KS_STAGE) + warp};
+  if (D == 2 && lane == 0) *s.fill = 0;
+  __syncwarp();
   for (int64_t item = blockIdx.x; item < items; item += gridDim.x) {
     const int64_t r0 = item % qblocks * KS_ROWS + warp * KS_TILES * 16,
                   end = (item / qblocks + 1) * chunk < p.n ? (item / qblocks + 1) * chunk : p.n;
@@ -333,11 +366,12 @@ __global__ void __launch_bounds__(KS_WARPS * 32, 1)
 
 /* The filter over p (a round of the search: p.m queries, p.n references
  * of w = 8 words sorted by popcount, p.pb their popcounts and p.perm
- * their indices) with a vote every `span` references (KS_STEP / 2: half
- * steps, KS_STEP, or 2 KS_STEP) by one CTA a multiprocessor, each
- * taking about KS_ITEMS work items (a block of KS_ROWS queries, a chunk
- * of references) in turn. The items are a multiple of the CTAs where
- * the chunks allow, so that no CTA takes one more than the others. */
+ * their indices) with a vote every `span` references (KS_STEP / 4 or
+ * KS_STEP / 2: quarter or half steps, KS_STEP, or 2 KS_STEP) by one CTA
+ * a multiprocessor, each taking about KS_ITEMS work items (a block of
+ * KS_ROWS queries, a chunk of references) in turn. The items are a
+ * multiple of the CTAs where the chunks allow, so that no CTA takes one
+ * more than the others. */
 static int64_t gcd64(int64_t a, int64_t b) {
   while (b) {
     const int64_t r = a % b;
@@ -357,13 +391,18 @@ static int knn_stream(cuda_dev *d, const MmArgs &p, int span, const char *op) {
   chunk = chunk < KS_MIN_CHUNK ? KS_MIN_CHUNK : (chunk + KS_STEP - 1) / KS_STEP * KS_STEP;
   const int64_t items = qblocks * ((p.n + chunk - 1) / chunk);
   const unsigned grid = (unsigned)(items < slots ? items : slots);
-  const size_t smem = KS_WARPS * KS_RECORDS * sizeof(uint2);
   const dim3 block(KS_WARPS * 32);
+  if (span < KS_STEP / 2)
+    return cuda_launch<binary_knn_stream<4, 1>>(d, grid, block, stream_smem(1), op, p, chunk,
+                                                qblocks, items);
   if (span < KS_STEP)
-    return cuda_launch<binary_knn_stream<2, 1>>(d, grid, block, smem, op, p, chunk, qblocks, items);
+    return cuda_launch<binary_knn_stream<2, 1>>(d, grid, block, stream_smem(1), op, p, chunk,
+                                                qblocks, items);
   if (span > KS_STEP)
-    return cuda_launch<binary_knn_stream<1, 2>>(d, grid, block, smem, op, p, chunk, qblocks, items);
-  return cuda_launch<binary_knn_stream<1, 1>>(d, grid, block, smem, op, p, chunk, qblocks, items);
+    return cuda_launch<binary_knn_stream<1, 2>>(d, grid, block, stream_smem(2), op, p, chunk,
+                                                qblocks, items);
+  return cuda_launch<binary_knn_stream<1, 1>>(d, grid, block, stream_smem(1), op, p, chunk,
+                                              qblocks, items);
 }
 
 #endif

@@ -185,7 +185,10 @@ describe("cuda knn hamming", function()
     -- has 3000 pairs at distance 0 in a round of the filter, more than its
     -- candidates hold (256 for k = 10). The code has about 84% of its
     -- bits set, so that its copies sort last in their round (for k = 1
-    -- one that votes every two steps) and fill its partial last step.
+    -- one that votes every two steps) and fill its partial last step;
+    -- there each warp keeps more pairs than its stage holds (256), and
+    -- the rest go straight to the candidates. For k = 10 and 40 the
+    -- first round tests quarter steps (kernels/binary.cu).
     local x = ml.where(ml.ge(ml.randn({1, 256}, {device = "cpu"}), -1), 1, -1):astype("float32")
     local q = ml.ones(1100, 1, {dtype = "float32", device = "cpu"}) * x
     local copies = ml.ones(3000, 1, {dtype = "float32", device = "cpu"}) * x
