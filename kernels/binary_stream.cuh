@@ -381,6 +381,14 @@ static int64_t gcd64(int64_t a, int64_t b) {
   return a;
 }
 
+/* binary_knn_stream<H, D> with its shared memory. */
+template <int H, int D>
+static int knn_stream_as(cuda_dev *d, unsigned grid, const MmArgs &p, int64_t chunk,
+                         int64_t qblocks, int64_t items, const char *op) {
+  return cuda_launch<binary_knn_stream<H, D>>(d, grid, KS_WARPS * 32, stream_smem(D), op, p,
+                                              chunk, qblocks, items);
+}
+
 static int knn_stream(cuda_dev *d, const MmArgs &p, int span, const char *op) {
   const int64_t qblocks = (p.m + KS_ROWS - 1) / KS_ROWS, slots = d->sms;
   /* parts a multiple of unit make the items a multiple of the CTAs */
@@ -391,18 +399,10 @@ static int knn_stream(cuda_dev *d, const MmArgs &p, int span, const char *op) {
   chunk = chunk < KS_MIN_CHUNK ? KS_MIN_CHUNK : (chunk + KS_STEP - 1) / KS_STEP * KS_STEP;
   const int64_t items = qblocks * ((p.n + chunk - 1) / chunk);
   const unsigned grid = (unsigned)(items < slots ? items : slots);
-  const dim3 block(KS_WARPS * 32);
-  if (span < KS_STEP / 2)
-    return cuda_launch<binary_knn_stream<4, 1>>(d, grid, block, stream_smem(1), op, p, chunk,
-                                                qblocks, items);
-  if (span < KS_STEP)
-    return cuda_launch<binary_knn_stream<2, 1>>(d, grid, block, stream_smem(1), op, p, chunk,
-                                                qblocks, items);
-  if (span > KS_STEP)
-    return cuda_launch<binary_knn_stream<1, 2>>(d, grid, block, stream_smem(2), op, p, chunk,
-                                                qblocks, items);
-  return cuda_launch<binary_knn_stream<1, 1>>(d, grid, block, stream_smem(1), op, p, chunk,
-                                              qblocks, items);
+  if (span < KS_STEP / 2) return knn_stream_as<4, 1>(d, grid, p, chunk, qblocks, items, op);
+  if (span < KS_STEP) return knn_stream_as<2, 1>(d, grid, p, chunk, qblocks, items, op);
+  if (span > KS_STEP) return knn_stream_as<1, 2>(d, grid, p, chunk, qblocks, items, op);
+  return knn_stream_as<1, 1>(d, grid, p, chunk, qblocks, items, op);
 }
 
 #endif
